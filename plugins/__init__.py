@@ -1,0 +1,1 @@
+"""Built-in plugins, installed with Workbench as `workbench_plugins`; one folder per capability."""

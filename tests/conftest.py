@@ -1,0 +1,62 @@
+"""Every test gets its own WORKBENCH_HOME, an in-memory keyring and Qt offscreen."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+FIXTURE_PLUGINS = TESTS / "fixtures" / "plugins"
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ["PYTHON_KEYRING_BACKEND"] = "tests.support.memory_keyring.MemoryKeyring"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests.support.memory_keyring import MemoryKeyring  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def workbench_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    monkeypatch.setenv("WORKBENCH_HOME", str(home))
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # never reach a real server
+    # spawned workers and subprocesses must import tests.* too
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    )
+    return home
+
+
+@pytest.fixture(autouse=True)
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def sample_plugins(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Install the test plugins (one good, one broken) through real entry points."""
+    monkeypatch.syspath_prepend(str(FIXTURE_PLUGINS))
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join([str(FIXTURE_PLUGINS), os.environ["PYTHONPATH"]])
+    )
+    return FIXTURE_PLUGINS
+
+
+@pytest.fixture
+def context(workbench_home: Path) -> Iterator[object]:
+    from workbench.core.context import AppContext
+
+    app = AppContext.open()
+    yield app
+    app.close()

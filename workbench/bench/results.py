@@ -1,0 +1,78 @@
+"""The results folder: `results.jsonl` (one finished cell a line) and `summary.json`.
+
+Each line is written with one `write` on a file opened for appending, then flushed to disk, so a
+killed run leaves whole lines only; a torn last line (power loss) is ignored on reading.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+RESULTS = "results.jsonl"
+SUMMARY = "summary.json"
+GROUP_KEYS = ("suite", "problem", "style", "condition", "model")
+
+
+def cell_key(suite: str, task: str, model: str, seed: int) -> str:
+    return f"{suite}|{task}|{model}|{seed}"
+
+
+def append_cell(folder: Path, record: dict[str, Any]) -> None:
+    line = (json.dumps(record, sort_keys=True, default=str) + "\n").encode()
+    descriptor = os.open(folder / RESULTS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(descriptor, line)
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def read_cells(folder: Path) -> dict[str, dict[str, Any]]:
+    """The latest record of every cell key."""
+    cells: dict[str, dict[str, Any]] = {}
+    path = folder / RESULTS
+    if not path.exists():
+        return cells
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        cells[record["key"]] = record
+    return cells
+
+
+def summarise(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per (suite, problem, style, condition, model): how many cells and the mean of every score."""
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
+    for cell in cells:
+        groups[tuple(str(cell.get(key, "")) for key in GROUP_KEYS)].append(cell)
+    rows = []
+    for group, members in sorted(groups.items()):
+        scores: dict[str, list[float]] = defaultdict(list)
+        for member in members:
+            for name, value in member.get("scores", {}).items():
+                if isinstance(value, bool | int | float):
+                    scores[name].append(float(value))
+        rows.append(
+            {
+                **dict(zip(GROUP_KEYS, group, strict=True)),
+                "cells": len(members),
+                "errors": sum(member["status"] != "ok" for member in members),
+                "mean": {name: fmean(values) for name, values in sorted(scores.items())},
+            }
+        )
+    return rows
+
+
+def write_summary(folder: Path, cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    rows = summarise(cells)
+    partial = folder / (SUMMARY + ".part")
+    partial.write_text(json.dumps({"groups": rows}, indent=2, sort_keys=True), encoding="utf-8")
+    os.replace(partial, folder / SUMMARY)
+    return rows

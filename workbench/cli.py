@@ -1,0 +1,124 @@
+"""`workbench` opens the GUI; `workbench --headless <command>` never imports Qt.
+
+Headless commands: `bench` (benchmark suites), `tool` (call any registered tool with JSON), `doctor`
+(check the environment).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+COMMANDS = ("bench", "tool", "doctor")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="workbench",
+        description="Engineering workbench. Without --headless it opens the desktop app.",
+    )
+    parser.add_argument("--headless", action="store_true", help="run a command without the GUI")
+    commands = parser.add_subparsers(dest="command")
+
+    bench = commands.add_parser("bench", help="run benchmark suites contributed by plugins")
+    bench.add_argument(
+        "suites",
+        nargs="*",
+        metavar="SUITE",
+        help="suites to run in full (none: the smoke selection of every suite)",
+    )
+    bench.add_argument(
+        "--model",
+        action="append",
+        dest="models",
+        metavar="M",
+        help="model to evaluate (repeatable; default: reference)",
+    )
+    bench.add_argument("--seeds", nargs="+", type=int, default=[0], metavar="S")
+    bench.add_argument("--examples", type=int, metavar="N", help="at most N tasks per suite")
+    bench.add_argument(
+        "--out",
+        type=Path,
+        default=Path("bench-results"),
+        metavar="DIR",
+        help="results folder; rerunning with the same folder resumes",
+    )
+    bench.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes")
+    bench.add_argument("--list", action="store_true", help="list suites and their tasks")
+
+    tool = commands.add_parser("tool", help="call a registered tool with JSON arguments")
+    tool.add_argument("name", nargs="?", help="tool name")
+    tool.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments")
+    tool.add_argument("--list", action="store_true", help="list tools and their schemas")
+    tool.add_argument(
+        "--yes",
+        action="store_true",
+        help="confirm a tool that needs a person's confirmation (physical actions)",
+    )
+
+    commands.add_parser("doctor", help="check the environment; one line per check")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
+    asks_help = any(arg in ("-h", "--help") for arg in argv)
+    if not asks_help and not any(arg in COMMANDS for arg in argv):
+        if "--headless" in argv:
+            parser.error("--headless needs a command: " + ", ".join(COMMANDS))
+        from workbench.ui.app import run_gui  # the only place the CLI reaches Qt
+
+        return run_gui(argv)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    from workbench.core.context import AppContext
+
+    context = AppContext.open()
+    try:
+        handler = {"bench": run_bench_command, "tool": run_tool_command, "doctor": run_doctor}
+        return handler[args.command](context, args)
+    finally:
+        context.close()
+
+
+def run_tool_command(context: Any, args: argparse.Namespace) -> int:
+    if args.list:
+        print(json.dumps(context.registry.describe(), indent=2))
+        return 0
+    if not args.name:
+        print("Name a tool, e.g. `workbench --headless tool --list`.", file=sys.stderr)
+        return 2
+    try:
+        arguments = json.loads(args.arguments)
+    except json.JSONDecodeError as error:
+        print(
+            f"Arguments are not valid JSON ({error}); pass an object such as '{{\"x\": 1}}'.",
+            file=sys.stderr,
+        )
+        return 2
+    if not isinstance(arguments, dict):
+        print("Arguments must be a JSON object such as '{\"x\": 1}'.", file=sys.stderr)
+        return 2
+    outcome = context.registry.call(args.name, arguments, caller="cli", confirmed=args.yes)
+    print(json.dumps(outcome.model_dump(mode="json"), indent=2))
+    return 0 if outcome.ok else 1
+
+
+def run_doctor(context: Any, args: argparse.Namespace) -> int:
+    from workbench.core.doctor import run_checks
+
+    results = run_checks(context)
+    for result in results:
+        print(result.line())
+    return 1 if any(result.level == "fail" for result in results) else 0
+
+
+def run_bench_command(context: Any, args: argparse.Namespace) -> int:
+    from workbench.bench.cli import bench_command
+
+    return bench_command(context, args)

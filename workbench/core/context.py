@@ -1,0 +1,77 @@
+"""The composition root: one object holding what a session of Workbench works with.
+
+The GUI, the headless commands and the bench each open one `AppContext`; tools receive it through
+their `ToolContext`.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from workbench.core.events import EventBus, LedgerChanged, Notice
+from workbench.core.jobs import JobRunner
+from workbench.core.ledger import Ledger
+from workbench.core.paths import AppPaths, app_paths
+from workbench.core.plugins import PluginSet, discover
+from workbench.core.settings import Settings, load_settings, save_settings
+from workbench.core.store import Store
+from workbench.core.tools import ToolRegistry
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class AppContext:
+    paths: AppPaths
+    settings: Settings
+    bus: EventBus
+    store: Store
+    ledger: Ledger
+    jobs: JobRunner
+    plugins: PluginSet
+    registry: ToolRegistry = field(init=False)
+    notices: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.registry = ToolRegistry(self)
+
+    @classmethod
+    def open(cls, paths: AppPaths | None = None, workspace: Path | None = None) -> AppContext:
+        paths = (paths or app_paths()).ensure()
+        settings, settings_problem = load_settings(paths.settings_file)
+        folder = workspace or Path(settings.workspace or paths.default_workspace)
+        bus = EventBus()
+        store = Store(folder)
+        ledger = Ledger(
+            store,
+            on_change=lambda change, payload: bus.publish(
+                LedgerChanged(change=change, payload=payload)
+            ),
+        )
+        context = cls(paths, settings, bus, store, ledger, JobRunner(bus), discover())
+        if settings_problem:
+            context.notices.append(settings_problem)
+        context._register_tools()
+        context.notices += [failure.explain() for failure in context.plugins.failures]
+        for text in context.notices:
+            log.warning(text)
+        return context
+
+    def _register_tools(self) -> None:
+        for plugin, tools in self.plugins.contributions("tools", "tools"):
+            for tool in tools:
+                self.registry.register(tool, owner=plugin.name)
+
+    def announce_notices(self) -> None:
+        """Publish start-up notices once a subscriber (status bar, console) is listening."""
+        for text in self.notices:
+            self.bus.publish(Notice(level="warning", text=text))
+
+    def save_settings(self) -> None:
+        save_settings(self.settings, self.paths.settings_file)
+
+    def close(self) -> None:
+        self.jobs.cancel_all()
+        self.store.close()

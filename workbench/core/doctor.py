@@ -1,0 +1,181 @@
+"""`workbench doctor`: one line per check of the environment, with what to do when it fails.
+
+Checks look without importing Qt (find_spec, shared-library lookup), so the headless doctor stays
+headless. Optional components report "missing", not "fail": Workbench runs without them.
+"""
+
+from __future__ import annotations
+
+import ctypes.util
+import importlib.util
+import os
+import platform
+import shutil
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+import httpx
+
+from workbench.core.plugins import load_reference
+
+if TYPE_CHECKING:
+    from workbench.core.context import AppContext
+
+Level = Literal["ok", "missing", "fail"]
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    name: str
+    level: Level
+    detail: str
+    fix: str = ""
+
+    def line(self) -> str:
+        text = f"[{self.level:>7}] {self.name}: {self.detail}"
+        return f"{text} -> {self.fix}" if self.fix and self.level != "ok" else text
+
+
+Check = Callable[["AppContext"], CheckResult]
+
+
+def check_python(_: AppContext) -> CheckResult:
+    version = platform.python_version()
+    return CheckResult("python", "ok", f"{version} at {sys.executable}")
+
+
+def check_qt(_: AppContext) -> CheckResult:
+    if importlib.util.find_spec("PySide6") is None:
+        return CheckResult(
+            "qt",
+            "missing",
+            "PySide6 is not installed (headless use still works)",
+            "pip install 'workbench[gui]' for the desktop app.",
+        )
+    platform_name = os.environ.get("QT_QPA_PLATFORM", "")
+    if platform_name:
+        return CheckResult("qt", "ok", f"PySide6 installed, QT_QPA_PLATFORM={platform_name}")
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    ):
+        return CheckResult(
+            "qt",
+            "missing",
+            "PySide6 installed but no display (DISPLAY/WAYLAND_DISPLAY unset)",
+            "Run in a desktop session, under Xvfb, or set QT_QPA_PLATFORM=offscreen.",
+        )
+    return CheckResult("qt", "ok", "PySide6 installed, display available")
+
+
+def check_opengl(_: AppContext) -> CheckResult:
+    library = ctypes.util.find_library("GL") or ctypes.util.find_library("OpenGL")
+    if library is None:
+        return CheckResult(
+            "opengl",
+            "missing",
+            "no OpenGL library found (3D STL views need one)",
+            "apt-get install libgl1 libegl1 (Mesa), or use a machine with a GPU driver.",
+        )
+    return CheckResult("opengl", "ok", library)
+
+
+def check_ollama(context: AppContext) -> CheckResult:
+    base_url = os.environ.get("OLLAMA_HOST") or context.settings.ollama.base_url
+    if not base_url.startswith("http"):
+        base_url = f"http://{base_url}"
+    try:
+        reply = httpx.get(f"{base_url.rstrip('/')}/api/tags", timeout=2.0)
+        reply.raise_for_status()
+        models = [entry.get("name", "?") for entry in reply.json().get("models", [])]
+    except (httpx.HTTPError, ValueError) as error:
+        return CheckResult(
+            "ollama",
+            "missing",
+            f"not reachable at {base_url} ({type(error).__name__})",
+            "Start `ollama serve` or set ollama.base_url / OLLAMA_HOST; the embedded model "
+            "and `reference` policies still work.",
+        )
+    wanted = context.settings.ollama.model
+    if wanted not in models and f"{wanted}:latest" not in models:
+        return CheckResult(
+            "ollama",
+            "fail",
+            f"reachable at {base_url}, but model {wanted!r} is not pulled "
+            f"(has: {', '.join(models) or 'none'})",
+            f"ollama pull {wanted}",
+        )
+    return CheckResult("ollama", "ok", f"{base_url}, models: {', '.join(models)}")
+
+
+def command_check(name: str, command: str, fix: str) -> Check:
+    def check(_: AppContext) -> CheckResult:
+        found = shutil.which(command)
+        if found is None:
+            return CheckResult(name, "missing", f"`{command}` not on PATH", fix)
+        return CheckResult(name, "ok", found)
+
+    return check
+
+
+def module_check(name: str, module: str, fix: str) -> Check:
+    def check(_: AppContext) -> CheckResult:
+        if importlib.util.find_spec(module) is None:
+            return CheckResult(name, "missing", f"Python package {module!r} not installed", fix)
+        return CheckResult(name, "ok", f"{module} installed")
+
+    return check
+
+
+def check_configured(context: AppContext) -> list[CheckResult]:
+    results = []
+    for kind, entries in (
+        ("ssh hosts", context.settings.ssh_hosts),
+        ("printers", context.settings.printers),
+    ):
+        detail = ", ".join(entries) if entries else "none configured"
+        results.append(CheckResult(kind, "ok", detail))
+    return results
+
+
+CORE_CHECKS: list[Check] = [
+    check_python,
+    check_qt,
+    check_opengl,
+    check_ollama,
+    command_check("omc", "omc", "Install OpenModelica for OMPython; rumoca works without it."),
+    module_check("rumoca", "rumoca", "pip install rumoca"),
+    command_check("prusa-slicer", "prusa-slicer", "apt-get install prusa-slicer"),
+]
+
+
+def run_checks(context: AppContext) -> list[CheckResult]:
+    results = [check(context) for check in CORE_CHECKS]
+    results += check_configured(context)
+    for plugin in context.plugins:
+        if plugin.checks is None:
+            continue
+        try:
+            results += [check(context) for check in load_reference(plugin.checks)()]
+        except Exception as error:
+            results.append(
+                CheckResult(
+                    f"plugin {plugin.name}",
+                    "fail",
+                    f"checks crashed: {error}",
+                    "Report this to the plugin's authors.",
+                )
+            )
+    results += [
+        CheckResult(
+            f"plugin {failure.name}",
+            "fail",
+            f"{failure.stage} failed: {failure.error}",
+            "Reinstall or update the plugin, or uninstall it.",
+        )
+        for failure in context.plugins.failures
+    ]
+    loaded = ", ".join(plugin.name for plugin in context.plugins) or "none"
+    results.append(CheckResult("plugins", "ok", f"loaded: {loaded}"))
+    return results

@@ -1,0 +1,119 @@
+"""Typed events and the bus that carries them.
+
+Publishers may be any thread (or a worker process, through `workbench.core.jobs`). Delivery is
+serialised by one lock, so every subscriber sees events in publication order. A subscriber may
+give a `deliver` function: the GUI passes one that posts to the Qt thread (its queue keeps the
+order); the default calls the handler at once, which is what headless progress output wants.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+log = logging.getLogger(__name__)
+E = TypeVar("E", bound="Event")
+Handler = Callable[[Any], None]
+Deliver = Callable[[Handler, Any], None]
+
+_sequence = itertools.count(1)
+
+
+class Event(BaseModel):
+    """Base of every event. Subclasses add typed fields; they must stay picklable."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: str = "workbench"
+    time: float = Field(default_factory=time.time)
+
+
+class JobStarted(Event):
+    job_id: str
+    title: str
+
+
+class JobProgress(Event):
+    job_id: str
+    fraction: float | None = None
+    message: str = ""
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class JobFinished(Event):
+    job_id: str
+    status: str  # "done" | "failed" | "cancelled"
+    error: str = ""
+
+
+class ToolCalled(Event):
+    tool: str
+    caller: str
+    ok: bool
+    duration_s: float
+    call_id: int
+
+
+class LedgerChanged(Event):
+    change: str
+    payload: dict[str, Any] = Field(default_factory=dict)
+
+
+class Notice(Event):
+    """Something a person should see (a plugin that failed to load, a lost connection...)."""
+
+    level: str = "warning"  # "info" | "warning" | "error"
+    text: str
+
+
+def call_now(handler: Handler, event: Any) -> None:
+    handler(event)
+
+
+@dataclass
+class Subscription:
+    event_type: type[Event]
+    handler: Handler
+    deliver: Deliver
+    number: int = field(default_factory=lambda: next(_sequence))
+
+
+class EventBus:
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._subscriptions: list[Subscription] = []
+
+    def subscribe(
+        self,
+        event_type: type[E],
+        handler: Callable[[E], None],
+        deliver: Deliver = call_now,
+    ) -> Callable[[], None]:
+        """Receive every event of `event_type` (and subclasses); returns an unsubscribe function."""
+        subscription = Subscription(event_type, handler, deliver)
+        with self._lock:
+            self._subscriptions.append(subscription)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if subscription in self._subscriptions:
+                    self._subscriptions.remove(subscription)
+
+        return unsubscribe
+
+    def publish(self, event: Event) -> None:
+        with self._lock:
+            for subscription in list(self._subscriptions):
+                if not isinstance(event, subscription.event_type):
+                    continue
+                try:
+                    subscription.deliver(subscription.handler, event)
+                except Exception:  # one broken subscriber must not starve the others
+                    log.exception("subscriber %r failed on %s", subscription.handler, event)

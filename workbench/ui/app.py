@@ -1,0 +1,86 @@
+"""`run_gui`: the desktop application. The CLI calls it when `workbench` runs without --headless."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+import workbench
+from workbench.core.context import AppContext
+from workbench.ui.async_loop import attached_event_loop
+from workbench.ui.main_window import MainWindow
+
+log = logging.getLogger(__name__)
+SCREENSHOT_DELAY_MS = 700  # long enough for the first paints and the ledger's first read
+
+
+def parse_arguments(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
+    parser = argparse.ArgumentParser(prog="workbench", description="Workbench desktop application")
+    parser.add_argument("--workspace", type=Path, help="open this workspace folder")
+    parser.add_argument(
+        "--screenshot",
+        type=Path,
+        metavar="PATH",
+        help="show the window, save a picture of it to PATH and quit (for tests and docs)",
+    )
+    return parser.parse_known_args(argv)  # the rest is for Qt (-platform, -style, ...)
+
+
+def run_gui(argv: list[str]) -> int:
+    """Run the GUI until its window closes; `argv` holds the arguments after the program name."""
+    options, qt_arguments = parse_arguments(argv)
+    app = QApplication.instance() or QApplication([sys.argv[0], *qt_arguments])
+    assert isinstance(app, QApplication)
+    app.setApplicationName("Workbench")
+    app.setApplicationVersion(workbench.__version__)
+    app.setOrganizationName("workbench")
+
+    try:
+        context = AppContext.open(workspace=options.workspace)
+    except Exception as error:  # e.g. an unwritable workspace: say so instead of a traceback
+        log.exception("Workbench could not start")
+        message = f"Workbench could not start: {error}"
+        print(message, file=sys.stderr)
+        if options.screenshot is None:
+            QMessageBox.critical(None, "Workbench", message)
+        return 1
+
+    try:
+        with attached_event_loop(app):
+            window = MainWindow(context, remember_layout=options.screenshot is None)
+            window.show()
+            if options.screenshot is not None:
+                QTimer.singleShot(
+                    SCREENSHOT_DELAY_MS, lambda: _save_screenshot(app, window, options.screenshot)
+                )
+            _quit_on_interrupt(app)
+            return app.exec()
+    finally:
+        context.close()
+
+
+def _save_screenshot(app: QApplication, window: MainWindow, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    saved = window.grab().save(str(path))
+    if not saved:
+        print(f"Could not write the screenshot to {path}.", file=sys.stderr)
+    window.close()
+    app.exit(0 if saved else 2)
+
+
+def _quit_on_interrupt(app: QApplication) -> None:
+    """Ctrl+C in the terminal closes the window like the Quit menu does."""
+    if threading.current_thread() is not threading.main_thread():
+        return  # signal handlers can only be installed from the main thread
+    signal.signal(signal.SIGINT, lambda *_: app.closeAllWindows())
+    # Python runs signal handlers only between bytecodes; a idle timer gives it the chance.
+    timer = QTimer(app)
+    timer.timeout.connect(lambda: None)
+    timer.start(250)

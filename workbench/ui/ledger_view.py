@@ -1,0 +1,288 @@
+"""The ledger view: subjects, their candidates x invariants (colour coded), readiness, submissions.
+
+Reading the ledger touches SQLite, so a snapshot is taken on a worker thread and only painted on
+the GUI thread. Bursts of LedgerChanged events coalesce into one refresh.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+import shiboken6
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDockWidget,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.core.context import AppContext
+from workbench.core.events import LedgerChanged
+from workbench.core.ledger import (
+    Candidate,
+    Invariant,
+    Ledger,
+    ReadinessReport,
+    Status,
+    StatusTable,
+    Submission,
+)
+from workbench.ui.async_loop import start_task
+from workbench.ui.bridge import subscribe_in_gui
+
+STATUS_COLOURS = {
+    Status.SUPPORTED: "#b7e4c7",
+    Status.VIOLATED: "#f4b6b6",
+    Status.INCONCLUSIVE: "#ffe08a",
+    Status.OPEN: "#e6e6e6",
+}
+READY_COLOURS = {True: "#b7e4c7", False: "#f4b6b6"}
+
+
+@dataclass
+class LedgerSnapshot:
+    """Everything the view shows for one subject, read in one go off the GUI thread."""
+
+    subjects: list[str]
+    subject: str | None = None
+    candidates: list[Candidate] = field(default_factory=list)
+    invariants: list[Invariant] = field(default_factory=list)
+    table: StatusTable | None = None
+    readiness: dict[str, ReadinessReport] = field(default_factory=dict)
+    submissions: list[Submission] = field(default_factory=list)
+
+
+def take_snapshot(ledger: Ledger, wanted_subject: str | None) -> LedgerSnapshot:
+    subjects = ledger.subjects()
+    subject = wanted_subject if wanted_subject in subjects else (subjects[0] if subjects else None)
+    snapshot = LedgerSnapshot(subjects=subjects, subject=subject)
+    if subject is None:
+        return snapshot
+    snapshot.candidates = ledger.candidates(subject)
+    snapshot.invariants = ledger.invariants(subject)
+    snapshot.table = ledger.status_table(subject)
+    snapshot.readiness = {c.id: ledger.readiness(c) for c in snapshot.candidates}
+    snapshot.submissions = ledger.submissions(subject)
+    return snapshot
+
+
+def _item(text: str, *, tooltip: str = "", colour: str | None = None) -> QTableWidgetItem:
+    item = QTableWidgetItem(text)
+    item.setFlags(Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled)
+    if tooltip:
+        item.setToolTip(tooltip)
+    if colour:
+        item.setBackground(QBrush(QColor(colour)))
+        item.setForeground(QBrush(QColor("#1f2328")))  # readable on the pastel in any theme
+    return item
+
+
+class LedgerView(QWidget):
+    refreshed = Signal()
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("ledger-view")
+        self.context = context
+        self.snapshot = LedgerSnapshot(subjects=[])
+        self._refreshing = False
+        self._stale = False
+
+        self.subject_box = QComboBox()
+        self.subject_box.setObjectName("ledger-subjects")
+        self.subject_box.setPlaceholderText("no subjects yet")
+        self.subject_box.currentTextChanged.connect(self._subject_chosen)
+        refresh = QToolButton()
+        refresh.setText("⟳")
+        refresh.setToolTip("Read the ledger again")
+        refresh.clicked.connect(self.refresh)
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Subject:"))
+        top.addWidget(self.subject_box, 1)
+        top.addWidget(refresh)
+
+        self.status_table = QTableWidget()
+        self.status_table.setObjectName("ledger-status")
+        self.status_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.status_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.status_table.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents
+        )
+        self.status_table.itemSelectionChanged.connect(self._show_selected_readiness)
+        self.readiness_label = QLabel()
+        self.readiness_label.setObjectName("ledger-readiness")
+        self.readiness_label.setWordWrap(True)
+        self.readiness_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        self.submissions_table = QTableWidget(0, 5)
+        self.submissions_table.setObjectName("ledger-submissions")
+        self.submissions_table.setHorizontalHeaderLabels(
+            ["#", "Candidate", "When", "Ready", "Note"]
+        )
+        self.submissions_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.submissions_table.verticalHeader().hide()
+        self.submissions_table.horizontalHeader().setStretchLastSection(True)
+
+        upper = QWidget()
+        upper_layout = QVBoxLayout(upper)
+        upper_layout.setContentsMargins(0, 0, 0, 0)
+        upper_layout.addLayout(top)
+        upper_layout.addWidget(self.status_table, 1)
+        upper_layout.addWidget(self.readiness_label)
+        lower = QWidget()
+        lower_layout = QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        lower_layout.addWidget(QLabel("Submissions"))
+        lower_layout.addWidget(self.submissions_table)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(upper)
+        splitter.addWidget(lower)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(splitter)
+
+        subscribe_in_gui(context.bus, LedgerChanged, lambda _event: self.refresh(), self)
+        self.refresh()
+
+    # -- reading --------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Ask for a new snapshot; while one is being read, remember to read once more after."""
+        if self._refreshing:
+            self._stale = True
+            return
+        self._refreshing = True
+        start_task(self._read_and_show(), name="ledger-refresh")
+
+    async def _read_and_show(self) -> None:
+        try:
+            while True:
+                self._stale = False
+                wanted = self.subject_box.currentText() or None
+                snapshot = await asyncio.to_thread(take_snapshot, self.context.ledger, wanted)
+                if not shiboken6.isValid(self):
+                    return
+                self.show_snapshot(snapshot)
+                if not self._stale:
+                    break
+        finally:
+            if shiboken6.isValid(self):
+                self._refreshing = False
+                self.refreshed.emit()
+
+    def _subject_chosen(self, subject: str) -> None:
+        if subject and subject != self.snapshot.subject:
+            self.refresh()
+
+    # -- painting -------------------------------------------------------------------------------
+    def show_snapshot(self, snapshot: LedgerSnapshot) -> None:
+        self.snapshot = snapshot
+        self.subject_box.blockSignals(True)
+        self.subject_box.clear()
+        self.subject_box.addItems(snapshot.subjects)
+        if snapshot.subject:
+            self.subject_box.setCurrentText(snapshot.subject)
+        self.subject_box.blockSignals(False)
+        self._show_status_table(snapshot)
+        self._show_submissions(snapshot.submissions)
+        self._show_selected_readiness()
+
+    def _show_status_table(self, snapshot: LedgerSnapshot) -> None:
+        table = self.status_table
+        invariants = snapshot.invariants
+        table.clear()
+        table.setRowCount(len(snapshot.candidates))
+        table.setColumnCount(len(invariants) + 1)
+        headers = ["Ready"] + [i.name + ("" if i.required else " (optional)") for i in invariants]
+        table.setHorizontalHeaderLabels(headers)
+        for column, invariant in enumerate(invariants, start=1):
+            header = table.horizontalHeaderItem(column)
+            if header is not None:
+                header.setToolTip(f"{invariant.proposition}\nkind: {invariant.kind}")
+        for row, candidate in enumerate(snapshot.candidates):
+            label = candidate.label or candidate.kind
+            heading = QTableWidgetItem(f"{label} · {candidate.short_id}")
+            heading.setToolTip(f"{candidate.id}\nkind: {candidate.kind}")
+            table.setVerticalHeaderItem(row, heading)
+            report = snapshot.readiness.get(candidate.id)
+            ready = bool(report and report.ready)
+            table.setItem(
+                row,
+                0,
+                _item(
+                    "ready" if ready else "not ready",
+                    colour=READY_COLOURS[ready],
+                    tooltip=report.explain() if report else "",
+                ),
+            )
+            details = {s.invariant_name: s for s in (report.invariants if report else [])}
+            for column, invariant in enumerate(invariants, start=1):
+                status = (
+                    snapshot.table.status(candidate.id, invariant.name)
+                    if snapshot.table
+                    else Status.OPEN
+                )
+                detail = details.get(invariant.name)
+                table.setItem(
+                    row,
+                    column,
+                    _item(
+                        status.value,
+                        colour=STATUS_COLOURS[status],
+                        tooltip=detail.describe() if detail else "",
+                    ),
+                )
+        if snapshot.subject is None:
+            self.readiness_label.setText(
+                "The ledger is empty. Candidates and invariants appear here when tools propose "
+                "designs and check them."
+            )
+
+    def _show_submissions(self, submissions: list[Submission]) -> None:
+        table = self.submissions_table
+        table.setRowCount(len(submissions))
+        for row, submission in enumerate(submissions):
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(submission.created))
+            ready = "overridden" if submission.override else "ready"
+            colour = READY_COLOURS[not submission.override]
+            table.setItem(row, 0, _item(str(submission.id)))
+            table.setItem(
+                row, 1, _item(submission.candidate_id[:12], tooltip=submission.candidate_id)
+            )
+            table.setItem(row, 2, _item(when))
+            table.setItem(
+                row, 3, _item(ready, colour=colour, tooltip=submission.readiness.explain())
+            )
+            table.setItem(row, 4, _item(submission.note, tooltip=submission.note))
+
+    def _show_selected_readiness(self) -> None:
+        candidates = self.snapshot.candidates
+        if not candidates:
+            return
+        rows = {index.row() for index in self.status_table.selectedIndexes()}
+        row = min(rows) if rows else len(candidates) - 1  # default: the newest candidate
+        if row >= len(candidates):
+            return
+        report = self.snapshot.readiness.get(candidates[row].id)
+        self.readiness_label.setText(report.explain() if report else "")
+
+
+class LedgerDock(QDockWidget):
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__("Ledger", parent)
+        self.setObjectName("ledger-dock")
+        self.view = LedgerView(context, self)
+        self.setWidget(self.view)

@@ -1,0 +1,272 @@
+"""The main window: chat on the left, plugin views in the middle, the ledger on the right, and a
+status bar with background jobs and notices. Its layout survives restarts."""
+
+from __future__ import annotations
+
+import logging
+
+import shiboken6
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QWidget,
+)
+
+import workbench
+from workbench.core.context import AppContext
+from workbench.core.events import Notice
+from workbench.core.plugins import Plugin, ViewSpec, load_reference
+from workbench.ui.chat_dock import ChatDock
+from workbench.ui.jobs_widget import JobsWidget
+from workbench.ui.layout_store import WindowLayout, load_layout, save_layout
+from workbench.ui.ledger_view import LedgerDock
+from workbench.ui.notices import NoticesButton
+from workbench.ui.settings_dialog import SettingsDialog
+
+log = logging.getLogger(__name__)
+STATUS_MESSAGE_MS = 8000
+DEFAULT_SIZE = (1240, 780)
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, context: AppContext, *, remember_layout: bool = True) -> None:
+        super().__init__()
+        self.setObjectName("main-window")
+        self.setWindowTitle(f"Workbench — {context.store.folder}")
+        self.context = context
+        self.remember_layout = remember_layout
+        self.plugin_docks: dict[str, QDockWidget] = {}
+        self.view_specs: dict[str, tuple[Plugin, ViewSpec]] = {}
+        self.settings_dialog: SettingsDialog | None = None
+        self.resize(*DEFAULT_SIZE)
+        self.setDockOptions(
+            QMainWindow.DockOption.AllowTabbedDocks | QMainWindow.DockOption.AnimatedDocks
+        )
+
+        # Plugin views dock into their own main window, the central area, so they tab and split
+        # among themselves without pushing the chat and the ledger around.
+        self.view_area = QMainWindow(self)
+        self.view_area.setObjectName("view-area")
+        self.view_area.setWindowFlags(Qt.WindowType.Widget)
+        self.view_area.setDockOptions(
+            QMainWindow.DockOption.AllowTabbedDocks
+            | QMainWindow.DockOption.AllowNestedDocks
+            | QMainWindow.DockOption.AnimatedDocks
+        )
+        self.placeholder = QLabel()
+        self.placeholder.setObjectName("view-placeholder")
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setWordWrap(True)
+        self.placeholder.setStyleSheet("color: #57606a; font-size: 13pt; padding: 24px;")
+        self.view_area.setCentralWidget(self.placeholder)
+        self.setCentralWidget(self.view_area)
+
+        self.chat_dock = ChatDock(context, self)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.chat_dock)
+        self.ledger_dock = LedgerDock(context, self)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.ledger_dock)
+        self.resizeDocks([self.chat_dock, self.ledger_dock], [380, 380], Qt.Orientation.Horizontal)
+
+        self.jobs_widget = JobsWidget(context, self)
+        self.jobs_widget.message.connect(self._job_message)
+        self.notices_button = NoticesButton(context.bus, self)
+        self.notices_button.shown.connect(self._show_status)
+        self.statusBar().addPermanentWidget(self.jobs_widget)
+        self.statusBar().addPermanentWidget(self.notices_button)
+
+        self._collect_view_specs()
+        self._build_menus()
+        self._update_placeholder()
+        self._default_layout = self._current_layout()
+        self.restore_layout()
+        # Now that the notices button listens, tell it what went wrong while starting.
+        context.announce_notices()
+
+    # -- plugin views ---------------------------------------------------------------------------
+    def _collect_view_specs(self) -> None:
+        for plugin in self.context.plugins:
+            for spec in plugin.views:
+                if spec.name in self.view_specs:
+                    owner = self.view_specs[spec.name][0].name
+                    self.notice(
+                        "warning",
+                        f"Plugin {plugin.name!r} declares a view {spec.name!r} that plugin "
+                        f"{owner!r} already declares; only the first one is offered.",
+                    )
+                    continue
+                self.view_specs[spec.name] = (plugin, spec)
+
+    def open_view(self, name: str) -> QDockWidget | None:
+        """Show plugin view `name`, creating it on first use; a view that fails gives a notice."""
+        existing = self.plugin_docks.get(name)
+        if existing is not None:
+            existing.show()
+            existing.raise_()
+            return existing
+        if name not in self.view_specs:
+            self.notice("warning", f"No installed plugin provides a view named {name!r}.")
+            return None
+        plugin, spec = self.view_specs[name]
+        try:
+            factory = load_reference(spec.factory)
+            widget = factory(self.context)
+            if not isinstance(widget, QWidget):
+                raise TypeError(f"{spec.factory} returned {type(widget).__name__}, not a QWidget")
+        except Exception as error:
+            log.exception("view %s of plugin %s failed", name, plugin.name)
+            self.notice(
+                "error",
+                f"The view {spec.title!r} of plugin {plugin.name!r} could not be opened: "
+                f"{type(error).__name__}: {error}. Update or reinstall the plugin; the rest of "
+                "the workbench is unaffected.",
+            )
+            return None
+        dock = QDockWidget(spec.title, self.view_area)
+        dock.setObjectName(spec.name)
+        dock.setWidget(widget)
+        dock.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # closing a view frees it
+        dock.destroyed.connect(lambda *_: self._view_closed(name))
+        visible = [d for d in self.plugin_docks.values() if not d.isHidden()]
+        self.view_area.addDockWidget(Qt.DockWidgetArea.TopDockWidgetArea, dock)
+        if visible:
+            self.view_area.tabifyDockWidget(visible[-1], dock)
+        self.plugin_docks[name] = dock
+        dock.show()
+        dock.raise_()
+        self._update_placeholder()
+        return dock
+
+    def _view_closed(self, name: str) -> None:
+        self.plugin_docks.pop(name, None)
+        if shiboken6.isValid(self.placeholder):  # not while the whole window is going away
+            self._update_placeholder()
+
+    def _update_placeholder(self) -> None:
+        # With views open the (hidden) placeholder gives all its room to them.
+        self.placeholder.setVisible(not self.plugin_docks)
+        if self.view_specs:
+            titles = "\n".join(f"• {spec.title}" for _, spec in self.view_specs.values())
+            self.placeholder.setText(f"Open a view from the Views menu:\n\n{titles}")
+        else:
+            self.placeholder.setText(
+                "No plugin provides a view yet.\nTalk to the workbench in the chat on the left."
+            )
+
+    # -- menus ----------------------------------------------------------------------------------
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        settings_action = file_menu.addAction("&Settings…", self.open_settings)
+        settings_action.setShortcut(QKeySequence.StandardKey.Preferences)
+        settings_action.setObjectName("action-settings")
+        file_menu.addSeparator()
+        quit_action = file_menu.addAction("&Quit", self.close)
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+
+        self.views_menu = bar.addMenu("&Views")
+        self.views_menu.setObjectName("views-menu")
+        self.view_actions: dict[str, QAction] = {}
+        for name, (plugin, spec) in self.view_specs.items():
+            action = self.views_menu.addAction(f"{spec.title}  ({plugin.title})")
+            action.setObjectName(f"open-view:{name}")
+            action.triggered.connect(lambda _checked=False, view=name: self.open_view(view))
+            self.view_actions[name] = action
+        if not self.view_specs:
+            self.views_menu.addAction("No plugin provides a view").setEnabled(False)
+
+        window_menu = bar.addMenu("&Window")
+        window_menu.addAction(self.chat_dock.toggleViewAction())
+        window_menu.addAction(self.ledger_dock.toggleViewAction())
+        window_menu.addAction("&Notices…", self.notices_button.open_list)
+        window_menu.addSeparator()
+        window_menu.addAction("&Reset layout", self.reset_layout)
+
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction("&About Workbench", self._about)
+
+    def open_settings(self) -> SettingsDialog:
+        if self.settings_dialog is None:
+            dialog = SettingsDialog(self.context, self)
+            dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            dialog.destroyed.connect(lambda *_: setattr(self, "settings_dialog", None))
+            dialog.accepted.connect(lambda: self._show_status("Settings saved."))
+            self.settings_dialog = dialog
+        self.settings_dialog.open()  # window-modal, but the event loop keeps running
+        return self.settings_dialog
+
+    def _about(self) -> None:
+        box = QMessageBox(
+            QMessageBox.Icon.Information,
+            "About Workbench",
+            f"Workbench {workbench.__version__}\n\n"
+            f"Plugins: {', '.join(p.title for p in self.context.plugins) or 'none'}\n"
+            f"Tools: {len(self.context.registry.names())}\n"
+            f"Workspace: {self.context.store.folder}\n"
+            f"Settings: {self.context.paths.settings_file}",
+            QMessageBox.StandardButton.Ok,
+            self,
+        )
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+
+    # -- status ---------------------------------------------------------------------------------
+    def notice(self, level: str, text: str) -> None:
+        """Tell the person something went wrong, without interrupting them."""
+        self.context.bus.publish(Notice(source="gui", level=level, text=text))
+
+    def _show_status(self, text: str) -> None:
+        self.statusBar().showMessage(text, STATUS_MESSAGE_MS)
+
+    def _job_message(self, level: str, text: str) -> None:
+        if level == "error":
+            self.notice("error", text)
+        else:
+            self._show_status(text)
+
+    # -- layout ---------------------------------------------------------------------------------
+    def _current_layout(self) -> WindowLayout:
+        return WindowLayout(
+            geometry=self.saveGeometry(),
+            state=self.saveState(),
+            views_state=self.view_area.saveState(),
+            open_views=[name for name, dock in self.plugin_docks.items() if not dock.isHidden()],
+        )
+
+    def restore_layout(self) -> None:
+        layout, problem = load_layout(self.context.paths.layout_file)
+        if problem:
+            self.notice("warning", problem)
+        if layout is None:
+            return
+        self._apply_layout(layout)
+
+    def _apply_layout(self, layout: WindowLayout) -> None:
+        if not layout.geometry.isEmpty():
+            self.restoreGeometry(layout.geometry)
+        for name in layout.open_views:
+            if name in self.view_specs:
+                self.open_view(name)
+        if not layout.state.isEmpty():
+            self.restoreState(layout.state)
+        if not layout.views_state.isEmpty():
+            self.view_area.restoreState(layout.views_state)
+
+    def reset_layout(self) -> None:
+        for dock in list(self.plugin_docks.values()):
+            dock.close()
+        self._apply_layout(self._default_layout)
+
+    def save_layout(self) -> None:
+        try:
+            save_layout(self._current_layout(), self.context.paths.layout_file)
+        except OSError as error:
+            log.warning("window layout not saved: %s", error)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # Qt override
+        if self.remember_layout:
+            self.save_layout()
+        super().closeEvent(event)

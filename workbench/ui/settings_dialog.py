@@ -1,0 +1,163 @@
+"""The settings dialog: a form generated from the `Settings` model and each plugin's own model.
+
+OK validates everything first; on any error nothing is saved, the dialog stays open with every
+typed value intact, and each message sits under the field it names.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QGroupBox,
+    QLabel,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.core.context import AppContext
+from workbench.core.settings import Settings, SettingsError
+from workbench.ui.settings_form import ERROR_STYLE, ModelForm
+
+log = logging.getLogger(__name__)
+
+
+def _problems(error: ValidationError, prefix: str = "") -> dict[str, str]:
+    found: dict[str, str] = {}
+    for item in error.errors(include_url=False):
+        path = prefix + ".".join(str(part) for part in item["loc"])
+        found.setdefault(path, item["msg"])
+    return found
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("settings-dialog")
+        self.setWindowTitle("Settings")
+        self.resize(560, 620)
+        self.context = context
+        settings = context.settings
+
+        self.summary = QLabel()
+        self.summary.setObjectName("settings-errors")
+        self.summary.setStyleSheet(ERROR_STYLE)
+        self.summary.setWordWrap(True)
+        self.summary.hide()
+
+        body = QWidget()
+        column = QVBoxLayout(body)
+        general = QGroupBox("General")
+        general_layout = QVBoxLayout(general)
+        self.core_form = ModelForm(Settings, settings, skip=("plugins",))
+        general_layout.addWidget(self.core_form)
+        column.addWidget(general)
+
+        self.plugin_forms: dict[str, ModelForm] = {}
+        for plugin in context.plugins:
+            if plugin.settings is None:
+                continue
+            column.addWidget(self._plugin_group(plugin.name, plugin.title, plugin.settings))
+        column.addStretch(1)
+
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(body)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        self.buttons = buttons
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(scroll, 1)
+        layout.addWidget(QLabel(f"Saved to {context.paths.settings_file}"))
+        layout.addWidget(buttons)
+
+    def _plugin_group(self, name: str, title: str, model: type[BaseModel]) -> QGroupBox:
+        group = QGroupBox(f"Plugin: {title}")
+        group.setObjectName(f"group:plugins.{name}")
+        layout = QVBoxLayout(group)
+        try:
+            current = self.context.settings.plugin(name, model)
+        except SettingsError as invalid:
+            # The file holds values this plugin rejects: start from defaults and say so.
+            warning = QLabel(f"{invalid} The form shows the defaults.")
+            warning.setWordWrap(True)
+            warning.setStyleSheet(ERROR_STYLE)
+            layout.addWidget(warning)
+            current = model()
+        form = ModelForm(model, current, prefix=f"plugins.{name}.")
+        layout.addWidget(form)
+        self.plugin_forms[name] = form
+        return group
+
+    # -- OK -------------------------------------------------------------------------------------
+    def collect(self) -> tuple[Settings | None, dict[str, str]]:
+        """The validated new settings, or None and every problem by dotted field path."""
+        errors: dict[str, str] = {}
+        raw: dict[str, Any] = self.core_form.values()
+        # Sections of plugins not installed right now are kept as they are: nothing is lost.
+        sections = dict(self.context.settings.plugins)
+        for name, form in self.plugin_forms.items():
+            try:
+                values = form.model.model_validate(form.values())
+            except ValidationError as invalid:
+                errors.update(_problems(invalid, prefix=f"plugins.{name}."))
+                continue
+            sections[name] = values.model_dump(mode="json", exclude_none=True)
+        raw["plugins"] = sections
+        try:
+            settings = Settings.model_validate(raw)
+        except ValidationError as invalid:
+            errors.update(_problems(invalid))
+            return None, errors
+        return (None if errors else settings), errors
+
+    def accept(self) -> None:
+        settings, errors = self.collect()
+        if settings is None:
+            self._show_errors(errors)
+            return
+        previous = self.context.settings
+        self.context.settings = settings
+        try:
+            self.context.save_settings()
+        except (OSError, SettingsError) as failure:
+            self.context.settings = previous
+            self._show_errors({}, f"Nothing was saved: {failure}")
+            return
+        super().accept()
+
+    def _show_errors(self, errors: dict[str, str], headline: str = "") -> None:
+        known = self.core_form.all_error_labels().keys() | {
+            path for form in self.plugin_forms.values() for path in form.all_error_labels()
+        }
+        placed = {_nearest_field(path, known): message for path, message in errors.items()}
+        self.core_form.show_errors(placed)
+        for form in self.plugin_forms.values():
+            form.show_errors(placed)
+        lines = [headline] if headline else []
+        if errors:
+            lines.append(f"Not saved. Fix {len(errors)} field(s):")
+            lines += [f"• {path}: {message}" for path, message in errors.items()]
+        self.summary.setText("\n".join(lines))
+        self.summary.setVisible(bool(lines))
+
+
+def _nearest_field(path: str, known: set[str]) -> str:
+    """Map an error at `ssh_hosts.2` to the editor of `ssh_hosts`."""
+    parts = path.split(".")
+    while parts:
+        candidate = ".".join(parts)
+        if candidate in known:
+            return candidate
+        parts.pop()
+    return path

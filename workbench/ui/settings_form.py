@@ -1,0 +1,222 @@
+"""A form generated from a pydantic model: one editor per field, nested models as groups.
+
+Values are collected as the user typed them and validated by the model itself, so the rules live
+in one place (the settings module) and every error comes back naming its field.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import types
+import typing
+from typing import Any
+
+from pydantic import BaseModel, SecretStr
+from pydantic.fields import FieldInfo
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+ERROR_STYLE = "color: #cf222e;"
+INVALID_STYLE = "border: 1px solid #cf222e;"
+
+
+def _without_none(annotation: Any) -> tuple[Any, bool]:
+    """(X, True) for `X | None`, else (annotation, False)."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        options = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(options) == 1 and len(typing.get_args(annotation)) == 2:
+            return options[0], True
+    return annotation, False
+
+
+def _is_model(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+
+
+def _is_secret(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, SecretStr)
+
+
+class FieldEditor:
+    """One editor widget for one scalar-ish field, reading and writing plain Python values."""
+
+    def __init__(self, path: str, annotation: Any, value: Any) -> None:
+        self.path = path
+        self.annotation, self.optional = _without_none(annotation)
+        origin = typing.get_origin(self.annotation)
+        self.choices: list[Any] | None = None
+        self.as_json = False
+        if origin is typing.Literal:
+            self.choices = list(typing.get_args(self.annotation))
+        elif isinstance(self.annotation, type) and issubclass(self.annotation, enum.Enum):
+            self.choices = [member.value for member in self.annotation]
+        self.widget: QWidget = self._make_widget(value, origin)
+        self.widget.setObjectName(f"setting:{path}")
+
+    def _make_widget(self, value: Any, origin: Any) -> QWidget:
+        if self.annotation is bool:
+            box = QCheckBox()
+            box.setChecked(bool(value))
+            return box
+        if self.choices is not None:
+            combo = QComboBox()
+            if self.optional:
+                combo.addItem("(none)", None)
+            for choice in self.choices:
+                combo.addItem(str(choice), choice)
+            current = value.value if isinstance(value, enum.Enum) else value
+            combo.setCurrentIndex(max(0, combo.findData(current)))
+            return combo
+        if origin in (list, tuple, set, frozenset) and typing.get_args(self.annotation)[:1] == (
+            str,
+        ):
+            lines = QPlainTextEdit("\n".join(value or []))
+            lines.setPlaceholderText("one per line")
+            lines.setMaximumHeight(72)
+            return lines
+        text = QLineEdit()
+        if self.annotation in (str, int, float) or getattr(self.annotation, "__name__", "") in (
+            "Path",
+            "PosixPath",
+            "WindowsPath",
+        ):
+            text.setText("" if value is None else str(value))
+        else:  # anything else is edited as JSON, so no type is unrepresentable
+            self.as_json = True
+            plain = value.model_dump(mode="json") if isinstance(value, BaseModel) else value
+            text.setText(json.dumps(plain, default=str))
+            text.setPlaceholderText("a JSON value")
+        if self.optional:
+            text.setPlaceholderText("(empty: none)")
+        return text
+
+    def value(self) -> Any:
+        widget = self.widget
+        if isinstance(widget, QCheckBox):
+            return widget.isChecked()
+        if isinstance(widget, QComboBox):
+            return widget.currentData()
+        if isinstance(widget, QPlainTextEdit):
+            return [line.strip() for line in widget.toPlainText().splitlines() if line.strip()]
+        assert isinstance(widget, QLineEdit)
+        text = widget.text()
+        if self.optional and not text.strip():
+            return None
+        if self.as_json:
+            try:
+                return json.loads(text)
+            except json.JSONDecodeError:
+                return text  # let the model reject it, naming the field
+        if self.annotation in (int, float):
+            return text.strip()  # pydantic parses "8192"; "abc" comes back as a named error
+        return text
+
+
+class ModelForm(QWidget):
+    """Editors for the fields of `model`, prefilled from `values`; nested models become groups."""
+
+    def __init__(
+        self,
+        model: type[BaseModel],
+        values: BaseModel,
+        *,
+        prefix: str = "",
+        skip: tuple[str, ...] = (),
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.prefix = prefix
+        self.editors: dict[str, FieldEditor] = {}
+        self.subforms: dict[str, ModelForm] = {}
+        self.error_labels: dict[str, QLabel] = {}
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self._layout.addLayout(form)
+        for name, info in model.model_fields.items():
+            if name in skip:
+                continue
+            annotation, _ = _without_none(info.annotation)
+            if _is_secret(annotation):
+                continue  # secrets belong in the keyring, never in this file
+            path = f"{prefix}{name}"
+            current = getattr(values, name, info.get_default(call_default_factory=True))
+            if _is_model(annotation):
+                self._add_group(name, info, annotation, current, path)
+            else:
+                self._add_field(form, name, info, current, path)
+
+    def _add_field(
+        self, form: QFormLayout, name: str, info: FieldInfo, value: Any, path: str
+    ) -> None:
+        editor = FieldEditor(path, info.annotation, value)
+        if info.description:
+            editor.widget.setToolTip(info.description)
+        error = QLabel()
+        error.setObjectName(f"error:{path}")
+        error.setStyleSheet(ERROR_STYLE)
+        error.setWordWrap(True)
+        error.hide()
+        cell = QWidget()
+        column = QVBoxLayout(cell)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(1)
+        column.addWidget(editor.widget)
+        column.addWidget(error)
+        label = QLabel(info.title or name.replace("_", " ").capitalize())
+        if info.description:
+            label.setToolTip(info.description)
+        form.addRow(label, cell)
+        self.editors[name] = editor
+        self.error_labels[path] = error
+
+    def _add_group(
+        self, name: str, info: FieldInfo, model: type[BaseModel], value: Any, path: str
+    ) -> None:
+        group = QGroupBox(info.title or info.description or name.replace("_", " ").capitalize())
+        group.setObjectName(f"group:{path}")
+        inner = QVBoxLayout(group)
+        subform = ModelForm(model, value, prefix=f"{path}.", parent=group)
+        inner.addWidget(subform)
+        self._layout.addWidget(group)
+        self.subforms[name] = subform
+
+    def values(self) -> dict[str, Any]:
+        """The raw values, nested like the model; not yet validated."""
+        collected: dict[str, Any] = {name: editor.value() for name, editor in self.editors.items()}
+        for name, subform in self.subforms.items():
+            collected[name] = subform.values()
+        return collected
+
+    def all_error_labels(self) -> dict[str, QLabel]:
+        labels = dict(self.error_labels)
+        for subform in self.subforms.values():
+            labels.update(subform.all_error_labels())
+        return labels
+
+    def editor_widgets(self) -> dict[str, QWidget]:
+        widgets = {editor.path: editor.widget for editor in self.editors.values()}
+        for subform in self.subforms.values():
+            widgets.update(subform.editor_widgets())
+        return widgets
+
+    def show_errors(self, errors: dict[str, str]) -> None:
+        """Show each message under its field (by dotted path); clear the others."""
+        widgets = self.editor_widgets()
+        for path, label in self.all_error_labels().items():
+            message = errors.get(path)
+            label.setText(message or "")
+            label.setVisible(bool(message))
+            widgets[path].setStyleSheet(INVALID_STYLE if message else "")
