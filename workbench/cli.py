@@ -104,7 +104,10 @@ def run_tool_command(context: Any, args: argparse.Namespace) -> int:
     if not isinstance(arguments, dict):
         print("Arguments must be a JSON object such as '{\"x\": 1}'.", file=sys.stderr)
         return 2
-    outcome = context.registry.call(args.name, arguments, caller="cli", confirmed=args.yes)
+    from workbench.cli_progress import job_progress
+
+    with job_progress(context.bus):
+        outcome = context.registry.call(args.name, arguments, caller="cli", confirmed=args.yes)
     print(json.dumps(outcome.model_dump(mode="json"), indent=2))
     return 0 if outcome.ok else 1
 

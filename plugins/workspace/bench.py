@@ -14,12 +14,11 @@ import time
 from statistics import median
 from typing import Any
 
-from workbench_plugins.workspace.tools import NoArguments, workspace_info
-
 from workbench.bench import BenchTask, CellContext, Suite
 from workbench.core.events import EventBus, JobProgress
 from workbench.core.jobs import Reporter
 from workbench.core.tools import ToolContext
+from workbench_plugins.workspace.tools import NoArguments, workspace_info
 
 
 def stream_numbers(reporter: Reporter, count: int) -> int:

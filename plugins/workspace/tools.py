@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from workbench.core.tools import SideEffect, Tool, ToolContext
+from workbench_plugins.workspace.ledger_tools import ledger_tools
 
 
 class NoArguments(BaseModel):
@@ -134,4 +135,5 @@ def tools() -> list[Tool]:
             recent_tool_calls,
             SideEffect.READ,
         ),
+        *ledger_tools(),
     ]

@@ -98,3 +98,10 @@ def test_doctor_prints_one_line_per_check_with_fixes(sample_plugins) -> None:
 def test_headless_without_command_is_an_error() -> None:
     done = workbench("--headless")
     assert done.returncode == 2 and "needs a command" in done.stderr
+
+
+def test_tool_running_a_worker_job_shows_progress(sample_plugins) -> None:
+    done = workbench("--headless", "tool", "sample_count", '{"to": 50}')
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["result"] == {"counted": 50}
+    assert "sample count" in done.stderr and "done" in done.stderr

@@ -14,7 +14,7 @@ from workbench.core.events import EventBus, LedgerChanged, Notice
 from workbench.core.jobs import JobRunner
 from workbench.core.ledger import Ledger
 from workbench.core.paths import AppPaths, app_paths
-from workbench.core.plugins import PluginSet, discover
+from workbench.core.plugins import PluginFailure, PluginSet, discover
 from workbench.core.settings import Settings, load_settings, save_settings
 from workbench.core.store import Store
 from workbench.core.tools import ToolRegistry
@@ -61,6 +61,17 @@ class AppContext:
 
     def _register_tools(self) -> None:
         for plugin, tools in self.plugins.contributions("tools", "tools"):
+            taken = [tool.name for tool in tools if self.registry.get(tool.name)]
+            if taken:  # a clash would make calls ambiguous: the later plugin is skipped whole
+                self.plugins.fail(
+                    PluginFailure(
+                        plugin.name,
+                        plugin.tools or "",
+                        "tools",
+                        f"tool name(s) already registered by another plugin: {', '.join(taken)}",
+                    )
+                )
+                continue
             for tool in tools:
                 self.registry.register(tool, owner=plugin.name)
 
