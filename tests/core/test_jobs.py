@@ -47,9 +47,8 @@ def test_cancel_stops_a_cpu_job_within_one_second(bus: EventBus, function) -> No
     asked = time.perf_counter()
     job.cancel()
     assert job.wait(timeout=1.0), "job still running 1 s after cancel"
-    job._process.join(1.0)
     assert time.perf_counter() - asked < 1.0 + 0.05
-    assert not job._process.is_alive()
+    assert not job._process.is_alive() and not psutil.pid_exists(pid)
     assert job.state is JobState.CANCELLED
     with pytest.raises(JobCancelled):
         job.result()

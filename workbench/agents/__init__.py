@@ -1,5 +1,28 @@
-"""The agent runtime (LangGraph supervisor, specialists, model backends) arrives in its own issue.
+"""The agent runtime: model backends, a supervisor routing to plugin specialists (LangGraph),
+human-in-the-loop interrupts, checkpointed conversations, token/latency accounting.
 
-Plugins already declare their specialist (`workbench.core.plugins.Specialist`); this package will
-turn those into graphs.
+The GUI and the bench use `AgentRuntime` and the event types in `workbench.agents.events`.
 """
+
+from workbench.agents.backends import (
+    BackendError,
+    list_ollama_models,
+    make_chat_model,
+    ollama_base_url,
+)
+from workbench.agents.hitl import HeadlessPolicy
+from workbench.agents.overhead import prompt_overhead
+from workbench.agents.runtime import AgentRuntime, RunResult
+from workbench.agents.scripted import ScriptedChatModel
+
+__all__ = [
+    "AgentRuntime",
+    "BackendError",
+    "HeadlessPolicy",
+    "RunResult",
+    "ScriptedChatModel",
+    "list_ollama_models",
+    "make_chat_model",
+    "ollama_base_url",
+    "prompt_overhead",
+]

@@ -15,11 +15,14 @@ import threading
 import traceback
 from collections.abc import Callable
 from enum import StrEnum
+from multiprocessing.connection import wait as wait_for
 from typing import Any
 
 from workbench.core.events import Event, EventBus, JobFinished, JobProgress, JobStarted
 
-GRACE_S = 0.3  # time a job gets to notice `cancelled` before it is terminated
+GRACE_S = 0.25  # time a job gets to notice `cancelled` before it is terminated
+EXIT_S = 2.0  # how long a worker that reported its result may take to exit
+POLL_S = 0.05  # how often the monitor looks whether a silent worker is still alive
 _SPAWN = multiprocessing.get_context("spawn")  # fork is unsafe beside Qt and threads
 _numbers = itertools.count(1)
 
@@ -133,24 +136,28 @@ class Job:
         threading.Thread(target=self._enforce_cancel, daemon=True).start()
 
     def _enforce_cancel(self) -> None:
+        # only the monitor thread reaps the process (concurrent joins race on waitpid); here we
+        # just watch its sentinel
         process = self._process
-        process.join(GRACE_S)
-        if process.is_alive():
-            process.terminate()
-            process.join(GRACE_S)
-        if process.is_alive():
-            process.kill()
+        for stop in (process.terminate, process.kill):
+            if wait_for([process.sentinel], GRACE_S):
+                return
+            stop()
 
     def _monitor(self) -> None:
         process = self._process
         while True:
             try:
-                kind, payload = self._channel.get(timeout=0.1)
+                kind, payload = self._channel.get(timeout=POLL_S)
             except queue.Empty:
                 if process.is_alive():
                     continue
-                try:  # the final message may have landed just before the process went away
-                    kind, payload = self._channel.get(timeout=0.2)
+                # a worker that ended normally flushed its last message before exiting; one
+                # that was terminated has none, so do not wait long for it
+                try:
+                    kind, payload = self._channel.get(
+                        timeout=POLL_S if not self._cancel_flag.is_set() else 0.01
+                    )
                 except queue.Empty:
                     cancelled = self._cancel_flag.is_set()
                     reason = "" if cancelled else f"worker exited with code {process.exitcode}"
@@ -162,10 +169,14 @@ class Job:
             if kind == "done":
                 self._result = payload
             self._finish(JobState(kind), payload if kind == "failed" else "")
-            process.join(1.0)
             return
 
     def _finish(self, state: JobState, error: str) -> None:
+        """Reap the worker first, so a finished job never leaves a process behind."""
+        self._process.join(EXIT_S)
+        if self._process.is_alive():  # sent its result but hangs on exit (stray threads)
+            self._process.kill()
+            self._process.join()
         self.state, self.error = state, error
         self._finished.set()
         self._bus.publish(JobFinished(source=self.id, job_id=self.id, status=state, error=error))

@@ -43,15 +43,16 @@ _bridge: _GuiBridge | None = None
 _bridge_lock = threading.Lock()
 
 
-def _gui_bridge() -> _GuiBridge:
+def _gui_bridge() -> _GuiBridge | None:
+    """The bridge of the running QApplication; None once the application is gone."""
     global _bridge
     with _bridge_lock:
         if _bridge is None or not shiboken6.isValid(_bridge):
             application = QCoreApplication.instance()
             if application is None:
-                raise RuntimeError("gui_deliver needs a QApplication; create it first.")
+                return None
             bridge = _GuiBridge()
-            if bridge.thread() is not application.thread():
+            if bridge.thread() != application.thread():
                 bridge.moveToThread(application.thread())
             _bridge = bridge
         return _bridge
@@ -59,7 +60,11 @@ def _gui_bridge() -> _GuiBridge:
 
 def gui_deliver(handler: Callable[[Any], None], event: Any) -> None:
     """EventBus `deliver`: queue `handler(event)` for the GUI thread; never blocks the publisher."""
-    _gui_bridge().posted.emit(handler, event)
+    bridge = _gui_bridge()
+    if bridge is None:  # the application has quit; late events (a job ending) have no audience
+        log.debug("dropped %r: no QApplication", event)
+        return
+    bridge.posted.emit(handler, event)
 
 
 def subscribe_in_gui(
@@ -69,7 +74,8 @@ def subscribe_in_gui(
 
     An event already queued when `owner` is deleted is dropped instead of reaching a dead widget.
     """
-    _gui_bridge()  # created here, on the GUI thread, before any worker thread can publish
+    if _gui_bridge() is None:  # created here, on the GUI thread, before any worker publishes
+        raise RuntimeError("subscribe_in_gui needs a QApplication; create it first.")
 
     def guarded(event: E) -> None:
         if shiboken6.isValid(owner):

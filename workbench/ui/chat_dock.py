@@ -109,8 +109,11 @@ class ChatPanel(QWidget):
         subscribe_in_gui(context.bus, ToolCalled, self._on_tool_called, self)
         count = len(context.registry.names())
         self.say(
-            f"Welcome to Workbench. {count} tool(s) are loaded. No agent model is connected yet; "
-            "/tools lists the tools and /tool NAME {json} runs one. /help shows all commands."
+            f"Welcome to Workbench: {count} tool(s) loaded. No agent model is connected yet; "
+            "meanwhile you can run the tools yourself:\n"
+            "  /tools   list them\n"
+            "  /tool NAME {json}   run one\n"
+            "  /help   all commands"
         )
 
     # -- transcript ---------------------------------------------------------------------------
@@ -125,7 +128,7 @@ class ChatPanel(QWidget):
         """Append a titled preformatted block (JSON results, error explanations)."""
         self.transcript.append(
             f'<p><b style="color:{colour}">{html.escape(title)}</b></p>'
-            f'<pre style="color:{colour}">{html.escape(text)}</pre>'
+            f'<pre style="color:{colour}; white-space: pre-wrap">{html.escape(text)}</pre>'
         )
 
     def transcript_text(self) -> str:
@@ -268,7 +271,7 @@ class ChatPanel(QWidget):
             self.tool_finished.emit(outcome)
 
     def show_outcome(self, outcome: ToolOutcome) -> None:
-        timing = f"{outcome.duration_s:.2f} s"
+        timing = f"call {outcome.call_id}, {outcome.duration_s:.2f} s"
         if outcome.ok:
             text = json.dumps(outcome.result, indent=2, ensure_ascii=False, default=str)
             self.say_block(f"✔ {outcome.tool} ({timing})", text, colour=COLOURS["ok"])

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QWidget,
+)
 
 from workbench.core.context import AppContext
 from workbench.core.events import JobFinished, JobProgress, JobStarted
@@ -33,6 +40,8 @@ class JobRow(QWidget):
         self.cancel_button.setObjectName(f"cancel-{job_id}")
         self.cancel_button.setToolTip(f"Stop {title}")
         self.cancel_button.clicked.connect(self._cancel_clicked)
+        self.cancel_button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 0, 4, 0)
         layout.addWidget(self.title)
@@ -65,8 +74,9 @@ class JobsWidget(QWidget):
         self.rows: dict[str, JobRow] = {}
         self.idle_label = QLabel("No background jobs")
         self.idle_label.setEnabled(False)
+        self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
         self._layout = QHBoxLayout(self)
-        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setContentsMargins(12, 0, 0, 0)  # keep clear of status-bar messages
         self._layout.addWidget(self.idle_label)
         for job in context.jobs.running():  # jobs started before the window existed
             self._add_row(job.id, job.title)

@@ -133,7 +133,11 @@ class LedgerView(QWidget):
         )
         self.submissions_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.submissions_table.verticalHeader().hide()
-        self.submissions_table.horizontalHeader().setStretchLastSection(True)
+        header = self.submissions_table.horizontalHeader()
+        for column in range(4):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        self.submissions_title = QLabel("Submissions")
 
         upper = QWidget()
         upper_layout = QVBoxLayout(upper)
@@ -141,10 +145,11 @@ class LedgerView(QWidget):
         upper_layout.addLayout(top)
         upper_layout.addWidget(self.status_table, 1)
         upper_layout.addWidget(self.readiness_label)
+        upper_layout.addStretch(0)  # keeps the text at the top while the table is hidden
         lower = QWidget()
         lower_layout = QVBoxLayout(lower)
         lower_layout.setContentsMargins(0, 0, 0, 0)
-        lower_layout.addWidget(QLabel("Submissions"))
+        lower_layout.addWidget(self.submissions_title)
         lower_layout.addWidget(self.submissions_table)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(upper)
@@ -206,16 +211,20 @@ class LedgerView(QWidget):
         table.clear()
         table.setRowCount(len(snapshot.candidates))
         table.setColumnCount(len(invariants) + 1)
-        headers = ["Ready"] + [i.name + ("" if i.required else " (optional)") for i in invariants]
-        table.setHorizontalHeaderLabels(headers)
+        table.setHorizontalHeaderLabels(["Ready"] + [i.name for i in invariants])
         for column, invariant in enumerate(invariants, start=1):
             header = table.horizontalHeaderItem(column)
-            if header is not None:
-                header.setToolTip(f"{invariant.proposition}\nkind: {invariant.kind}")
+            if header is None:
+                continue
+            need = "required" if invariant.required else "optional: does not block readiness"
+            header.setToolTip(f"{invariant.proposition}\nkind: {invariant.kind}, {need}")
+            if not invariant.required:  # optional invariants in italics, to keep headers short
+                font = header.font()
+                font.setItalic(True)
+                header.setFont(font)
         for row, candidate in enumerate(snapshot.candidates):
-            label = candidate.label or candidate.kind
-            heading = QTableWidgetItem(f"{label} · {candidate.short_id}")
-            heading.setToolTip(f"{candidate.id}\nkind: {candidate.kind}")
+            heading = QTableWidgetItem(candidate.label or candidate.short_id)
+            heading.setToolTip(f"{candidate.label}\n{candidate.id}\nkind: {candidate.kind}")
             table.setVerticalHeaderItem(row, heading)
             report = snapshot.readiness.get(candidate.id)
             ready = bool(report and report.ready)
@@ -245,6 +254,7 @@ class LedgerView(QWidget):
                         tooltip=detail.describe() if detail else "",
                     ),
                 )
+        table.setVisible(snapshot.subject is not None)  # no lone header row over nothing
         if snapshot.subject is None:
             self.readiness_label.setText(
                 "The ledger is empty. Candidates and invariants appear here when tools propose "
@@ -254,6 +264,9 @@ class LedgerView(QWidget):
     def _show_submissions(self, submissions: list[Submission]) -> None:
         table = self.submissions_table
         table.setRowCount(len(submissions))
+        self.submissions_title.setText(
+            f"Submissions ({len(submissions)})" if submissions else "Submissions: none yet"
+        )
         for row, submission in enumerate(submissions):
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(submission.created))
             ready = "overridden" if submission.override else "ready"

@@ -69,7 +69,7 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.chat_dock)
         self.ledger_dock = LedgerDock(context, self)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.ledger_dock)
-        self.resizeDocks([self.chat_dock, self.ledger_dock], [380, 380], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.chat_dock, self.ledger_dock], [360, 440], Qt.Orientation.Horizontal)
 
         self.jobs_widget = JobsWidget(context, self)
         self.jobs_widget.message.connect(self._job_message)

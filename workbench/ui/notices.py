@@ -70,6 +70,7 @@ class NoticesButton(QToolButton):
         self._update_text()
         self.clicked.connect(self.open_list)
         self.dialog.list.model().rowsRemoved.connect(self._on_cleared)
+        self.dialog.list.model().modelReset.connect(self._on_cleared)
         subscribe_in_gui(bus, Notice, self.add, self)
 
     def add(self, notice: Notice) -> None:
@@ -89,4 +90,3 @@ class NoticesButton(QToolButton):
 
     def _update_text(self) -> None:
         self.setText(f"⚠ {self.count} notice(s)" if self.count else "No notices")
-        self.setEnabled(True)

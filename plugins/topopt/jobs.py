@@ -1,0 +1,50 @@
+"""Worker-process job functions (module level: a spawned worker imports them by reference).
+
+Each iteration is reported as `reporter.progress(fraction, "iteration", iteration=i,
+objective=..., design=<numpy array>, problem_type=...)`; a set cancel flag stops the run at the
+next iteration with `JobCancelled`, so no result (and no artifact) is produced.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workbench.core.jobs import JobCancelled, Reporter
+from workbench_plugins.topopt import engine
+
+
+def run_optimization(
+    reporter: Reporter, problem_type: str, config: dict[str, Any], seed: int
+) -> dict[str, Any]:
+    parsed = engine.parse_config(problem_type, config)
+    planned = (
+        parsed.max_iter
+        if isinstance(parsed, engine.Beams2DConfig)
+        else parsed.num_optimization_steps
+    )
+
+    def report(frame: engine.Frame) -> None:
+        if reporter.cancelled:
+            raise engine.OptimizationCancelled()
+        reporter.progress(
+            min(1.0, (frame.iteration + 1) / planned),
+            "iteration",
+            iteration=frame.iteration,
+            objective=frame.objective,
+            design=frame.design,
+            problem_type=problem_type,
+        )
+
+    try:
+        result = engine.optimize(problem_type, parsed, seed, on_frame=report)
+    except engine.OptimizationCancelled:
+        raise JobCancelled() from None
+    reporter.progress(1.0, "simulating the initial and the final design")
+    return {
+        "design": result.design,
+        "initial_design": result.initial_design,
+        "objective_history": result.objective_history,
+        # fresh problem instances: Beams2D would otherwise reuse the optimiser's solver state
+        "initial_objectives": engine.simulate(problem_type, parsed, result.initial_design, seed),
+        "final_objectives": engine.simulate(problem_type, parsed, result.design, seed),
+    }

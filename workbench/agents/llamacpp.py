@@ -1,0 +1,132 @@
+"""`llamacpp:<path-to-gguf>`: an in-process model through llama-cpp-python (the `embedded` extra).
+
+llama_cpp is imported only when this backend is chosen. Tool calls use llama.cpp's
+"chatml-function-calling" chat format, which returns OpenAI-shaped tool calls.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import ConfigDict, Field
+
+from workbench.agents.backends import BackendError
+
+CHAT_FORMAT = "chatml-function-calling"
+
+
+def load_llama(path: str, context_size: int) -> Any:
+    try:
+        from llama_cpp import Llama
+    except ImportError as missing:
+        raise BackendError(
+            "The llamacpp backend needs llama-cpp-python, which is not installed. Install the "
+            "embedded extra (pip install 'workbench[embedded]') or use an ollama: model."
+        ) from missing
+    if not Path(path).is_file():
+        raise BackendError(f"No GGUF model file at {path!r}; give llamacpp:<path-to-gguf>.")
+    return Llama(model_path=path, n_ctx=context_size, chat_format=CHAT_FORMAT, verbose=False)
+
+
+def to_openai(message: BaseMessage) -> dict[str, Any]:
+    if isinstance(message, SystemMessage):
+        return {"role": "system", "content": str(message.content)}
+    if isinstance(message, HumanMessage):
+        return {"role": "user", "content": str(message.content)}
+    if isinstance(message, ToolMessage):
+        return {
+            "role": "tool",
+            "content": str(message.content),
+            "tool_call_id": message.tool_call_id,
+        }
+    calls = [
+        {
+            "id": call["id"],
+            "type": "function",
+            "function": {"name": call["name"], "arguments": json.dumps(call["args"])},
+        }
+        for call in getattr(message, "tool_calls", [])
+    ]
+    return {
+        "role": "assistant",
+        "content": str(message.content),
+        **({"tool_calls": calls} if calls else {}),
+    }
+
+
+class LlamaCppChatModel(BaseChatModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    llama: Any = None
+    path: str = ""
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+    max_tokens: int = 512
+
+    @classmethod
+    def from_path(cls, path: str, context_size: int = 4096) -> LlamaCppChatModel:
+        return cls(llama=load_llama(path, context_size), path=path)
+
+    @property
+    def _llm_type(self) -> str:
+        return "llamacpp"
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> LlamaCppChatModel:  # type: ignore[override]
+        return self.model_copy(update={"tools": list(tools)})
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        response = self.llama.create_chat_completion(
+            messages=[to_openai(m) for m in messages],
+            tools=self.tools or None,
+            tool_choice="auto" if self.tools else None,
+            max_tokens=self.max_tokens,
+            stop=stop,
+        )
+        choice = response["choices"][0]["message"]
+        tool_calls, invalid = [], []
+        for call in choice.get("tool_calls") or []:
+            function, call_id = call["function"], call.get("id") or f"call_{uuid.uuid4().hex[:12]}"
+            try:
+                arguments = json.loads(function.get("arguments") or "{}")
+                tool_calls.append({"name": function["name"], "args": arguments, "id": call_id})
+            except json.JSONDecodeError as error:
+                invalid.append(
+                    {
+                        "name": function.get("name"),
+                        "args": function.get("arguments"),
+                        "id": call_id,
+                        "error": str(error),
+                        "type": "invalid_tool_call",
+                    }
+                )
+        usage = response.get("usage") or {}
+        message = AIMessage(
+            content=choice.get("content") or "",
+            tool_calls=tool_calls,
+            invalid_tool_calls=invalid,
+            usage_metadata={
+                "input_tokens": usage.get("prompt_tokens", 0),
+                "output_tokens": usage.get("completion_tokens", 0),
+                "total_tokens": usage.get("total_tokens", 0),
+            },
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])

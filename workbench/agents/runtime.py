@@ -1,0 +1,313 @@
+"""The facade the chat panel, the CLI and the bench call: one `AgentRuntime` per workspace.
+
+    runtime = AgentRuntime(context, "ollama:qwen3:4b")
+    result = await runtime.send(thread_id, "add 2 and 3", on_event=panel.render)
+    if result.status == "interrupted":          # a question or a confirmation for the engineer
+        result = await runtime.resume(thread_id, answer, on_event=panel.render)
+
+Conversations are checkpointed in `<workspace>/conversations.sqlite` (LangGraph's SQLite saver,
+opened per run so a run belongs to whichever event loop calls it) and listed from
+`<workspace>/agents.sqlite`. A failed run (model server down, cancelled) leaves the conversation as
+it was after the last finished step: `send` again, or `retry` the failed step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.errors import GraphRecursionError
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command
+
+from workbench.agents import export
+from workbench.agents.accounting import AgentLog, Conversation
+from workbench.agents.backends import is_model_error, make_chat_model, model_error_message
+from workbench.agents.events import (
+    AgentError,
+    AgentEvent,
+    InterruptRequested,
+    RunFinished,
+    RunStarted,
+)
+from workbench.agents.graph import (
+    MAX_CONSECUTIVE_ROUTES,
+    MAX_RETRIES,
+    GraphDeps,
+    build_graph,
+    text_of,
+    turn_input,
+)
+from workbench.agents.hitl import HeadlessPolicy
+from workbench.core.context import AppContext
+from workbench.core.plugins import Specialist
+
+log = logging.getLogger(__name__)
+CHECKPOINT_FILE = "conversations.sqlite"
+RECURSION_LIMIT = 200  # graph steps per run; each tool round trip takes two
+MAX_POLICY_ROUNDS = 50  # interrupts a headless policy answers in one run
+EventHandler = Callable[[AgentEvent], None]
+Status = Literal["done", "stopped", "interrupted", "error", "cancelled"]
+
+
+@dataclass
+class RunResult:
+    thread_id: str
+    status: Status  # "stopped": a guard ended it (routing loop, malformed replies)
+    answer: str = ""
+    error: str = ""
+    interrupts: list[InterruptRequested] = field(default_factory=list)
+    events: list[AgentEvent] = field(default_factory=list)
+    totals: dict[str, Any] = field(default_factory=dict)
+    run_id: int | None = None
+
+
+class AgentRuntime:
+    def __init__(
+        self,
+        context: AppContext,
+        model: str | BaseChatModel | None = None,
+        *,
+        model_name: str | None = None,
+        policy: HeadlessPolicy | None = None,
+        max_routes: int = MAX_CONSECUTIVE_ROUTES,
+        max_retries: int = MAX_RETRIES,
+        publish_events: bool = False,
+    ) -> None:
+        """`model` is a spec string (default: settings.model) or a ready chat model (tests,
+        bench policies). Without a `policy`, interrupts end the run with status "interrupted"."""
+        self.context = context
+        if isinstance(model, BaseChatModel):
+            self.model, self.model_spec = model, model_name or f"custom:{model._llm_type}"
+        else:
+            self.model_spec = model or context.settings.model
+            self.model = make_chat_model(self.model_spec, context.settings)
+        self.policy = policy
+        self.max_routes = max_routes
+        self.max_retries = max_retries
+        self.publish_events = publish_events
+        self.checkpoint_path = context.store.folder / CHECKPOINT_FILE
+        self.log = AgentLog(context.store.folder)
+        self._from_spec = not isinstance(model, BaseChatModel)
+        self._model_loop: asyncio.AbstractEventLoop | None = None
+        self._sync_loop: asyncio.AbstractEventLoop | None = None
+
+    def close(self) -> None:
+        if self._sync_loop is not None:
+            self._sync_loop.close()
+            self._sync_loop = None
+        self.log.close()
+
+    def _model_for_this_loop(self) -> BaseChatModel:
+        """HTTP clients (Ollama, OpenAI) keep connections bound to the loop that opened them:
+        a model built from a spec is rebuilt when runs move to another event loop."""
+        loop = asyncio.get_running_loop()
+        if self._from_spec and self._model_loop not in (None, loop):
+            self.model = make_chat_model(self.model_spec, self.context.settings)
+        self._model_loop = loop
+        return self.model
+
+    def _sync(self, coroutine: Any) -> RunResult:
+        # one loop for all sync calls, so pooled model connections stay usable between turns
+        if self._sync_loop is None:
+            self._sync_loop = asyncio.new_event_loop()
+        return self._sync_loop.run_until_complete(coroutine)
+
+    # -- what there is --------------------------------------------------------------------------
+    def specialists(self) -> list[Specialist]:
+        return [p.specialist for p in self.context.plugins if p.specialist is not None]
+
+    def new_thread(self) -> str:
+        return uuid.uuid4().hex
+
+    def conversations(self) -> list[Conversation]:
+        """Newest first."""
+        return self.log.conversations()
+
+    # -- running --------------------------------------------------------------------------------
+    async def send(
+        self, thread_id: str, text: str, on_event: EventHandler | None = None
+    ) -> RunResult:
+        """The engineer says `text` in conversation `thread_id` (new or existing)."""
+        title = " ".join(text.split())[:60]
+        self.log.touch(thread_id, title=title, model=self.model_spec)
+        return await self._run(thread_id, turn_input(text, self.max_retries), on_event, text)
+
+    async def resume(
+        self, thread_id: str, answer: Any, on_event: EventHandler | None = None
+    ) -> RunResult:
+        """Answer the pending interrupt: a clarification (text) or a confirmation (True/False or
+        {"approved": bool, "reason": str})."""
+        return await self._run(thread_id, Command(resume=answer), on_event)
+
+    async def retry(self, thread_id: str, on_event: EventHandler | None = None) -> RunResult:
+        """Run again the step that failed (e.g. the model server was down)."""
+        return await self._run(thread_id, None, on_event)
+
+    def send_sync(
+        self, thread_id: str, text: str, on_event: EventHandler | None = None
+    ) -> RunResult:
+        return self._sync(self.send(thread_id, text, on_event))
+
+    def resume_sync(
+        self, thread_id: str, answer: Any, on_event: EventHandler | None = None
+    ) -> RunResult:
+        return self._sync(self.resume(thread_id, answer, on_event))
+
+    def retry_sync(self, thread_id: str, on_event: EventHandler | None = None) -> RunResult:
+        return self._sync(self.retry(thread_id, on_event))
+
+    @asynccontextmanager
+    async def _graph(self) -> AsyncIterator[CompiledStateGraph]:
+        deps = GraphDeps(
+            context=self.context,
+            model=self._model_for_this_loop(),
+            model_name=self.model_spec,
+            specialists={s.name: s for s in self.specialists()},
+            log=self.log,
+            max_routes=self.max_routes,
+            max_retries=self.max_retries,
+        )
+        async with AsyncSqliteSaver.from_conn_string(str(self.checkpoint_path)) as saver:
+            yield build_graph(deps).compile(checkpointer=saver)
+
+    def _config(self, thread_id: str, run_id: int | None = None) -> dict[str, Any]:
+        return {
+            "configurable": {"thread_id": thread_id, "run_id": run_id},
+            "recursion_limit": RECURSION_LIMIT,
+        }
+
+    async def _run(
+        self, thread_id: str, graph_input: Any, on_event: EventHandler | None, text: str = ""
+    ) -> RunResult:
+        result = RunResult(thread_id, "done")
+
+        def emit(event: AgentEvent) -> None:
+            result.events.append(event)
+            if on_event is not None:
+                try:
+                    on_event(event)
+                except Exception:  # a broken view must not break the run
+                    log.exception("agent event handler failed on %s", event)
+            if self.publish_events:
+                self.context.bus.publish(event)
+
+        result.run_id = run_id = self.context.store.start_run(
+            "agent", {"thread_id": thread_id, "model": self.model_spec}
+        )
+        config = self._config(thread_id, run_id)
+        emit(RunStarted(thread_id=thread_id, model=self.model_spec, text=text))
+        try:
+            async with self._graph() as graph:
+                for _ in range(MAX_POLICY_ROUNDS):
+                    async for event in graph.astream(graph_input, config, stream_mode="custom"):
+                        if isinstance(event, AgentEvent):
+                            emit(event)
+                    requests = await self._pending(graph, thread_id)
+                    if not requests:
+                        break
+                    for request in requests:
+                        emit(request)
+                    if self.policy is None:
+                        result.status, result.interrupts = "interrupted", requests
+                        break
+                    graph_input = Command(resume=self.policy.answer(requests[0]))
+                if result.status == "done":
+                    values = (await graph.aget_state(config)).values
+                    result.answer = _answer(values)
+                    if values.get("outcome") in ("loop_stopped", "gave_up"):
+                        result.status = "stopped"
+        except asyncio.CancelledError:
+            result.status, result.error = "cancelled", "Stopped by the engineer."
+            emit(AgentError(thread_id=thread_id, kind="cancelled", message=result.error))
+            self._finish(result, emit)
+            raise
+        except GraphRecursionError:
+            result.status = "error"
+            result.error = (
+                f"The run took more than {RECURSION_LIMIT} steps and was stopped. "
+                "Ask for a smaller step; the conversation is kept."
+            )
+            emit(AgentError(thread_id=thread_id, kind="recursion", message=result.error))
+        except Exception as failure:
+            result.status = "error"
+            if is_model_error(failure):
+                kind, result.error = model_error_message(
+                    failure, self.model_spec, self.context.settings
+                )
+            else:
+                log.exception("agent run failed")
+                kind = "internal"
+                result.error = (
+                    f"The agent runtime failed ({type(failure).__name__}: {failure}). This is a "
+                    "bug; the conversation is kept and the run is recorded in the workspace."
+                )
+            emit(AgentError(thread_id=thread_id, kind=kind, message=result.error))
+        self._finish(result, emit)
+        return result
+
+    def _finish(self, result: RunResult, emit: Callable[[AgentEvent], None]) -> None:
+        assert result.run_id is not None
+        result.totals = self.log.totals(result.run_id)
+        self.context.store.finish_run(
+            result.run_id,
+            result.status,
+            {
+                "thread_id": result.thread_id,
+                "model": self.model_spec,
+                "totals": result.totals,
+                "error": result.error,
+            },
+        )
+        self.log.touch(result.thread_id, title="", model=self.model_spec)
+        emit(RunFinished(thread_id=result.thread_id, status=result.status, totals=result.totals))
+
+    async def _pending(self, graph: CompiledStateGraph, thread_id: str) -> list[InterruptRequested]:
+        snapshot = await graph.aget_state(self._config(thread_id))
+        return [
+            InterruptRequested(
+                thread_id=thread_id,
+                agent=str(item.value.get("agent", "")),
+                interrupt_id=item.id,
+                kind=item.value.get("kind", "clarification"),
+                question=str(item.value.get("question", "")),
+                tool=str(item.value.get("tool", "")),
+                arguments=dict(item.value.get("arguments") or {}),
+            )
+            for item in snapshot.interrupts
+            if isinstance(item.value, dict)
+        ]
+
+    # -- reading back ---------------------------------------------------------------------------
+    async def pending(self, thread_id: str) -> list[InterruptRequested]:
+        """Questions/confirmations a reopened conversation still waits for."""
+        async with self._graph() as graph:
+            return await self._pending(graph, thread_id)
+
+    async def transcript(self, thread_id: str) -> list[dict[str, Any]]:
+        """Every entry of the conversation: user, hand-offs, tool calls, reports, answers."""
+        async with self._graph() as graph:
+            values = (await graph.aget_state(self._config(thread_id))).values
+        return list(values.get("transcript", []))
+
+    async def export(self, thread_id: str, fmt: Literal["markdown", "json"] = "markdown") -> str:
+        transcript = await self.transcript(thread_id)
+        known = {c.thread_id: c for c in self.conversations()}
+        title = known[thread_id].title if thread_id in known else thread_id
+        render = export.to_markdown if fmt == "markdown" else export.to_json
+        return render(thread_id, title, self.model_spec, transcript)
+
+
+def _answer(values: dict[str, Any]) -> str:
+    for message in reversed(values.get("messages", [])):
+        if isinstance(message, AIMessage) and not message.tool_calls:
+            return text_of(message.content)
+    return ""
