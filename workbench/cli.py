@@ -124,4 +124,10 @@ def run_doctor(context: Any, args: argparse.Namespace) -> int:
 def run_bench_command(context: Any, args: argparse.Namespace) -> int:
     from workbench.bench.cli import bench_command
 
+    if not args.models and not args.list:
+        from workbench.agents.defaults import default_model
+
+        choice = default_model(context.settings)
+        print(f"bench: model {choice.spec}: {choice.reason}", file=sys.stderr)
+        args.models = [choice.spec]
     return bench_command(context, args)

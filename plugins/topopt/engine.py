@@ -315,10 +315,14 @@ def _optimize_photonics(
 
         return original_adam(*args, callback=chained, **kwargs)
 
+    from workbench_plugins.topopt.photonics_fast import fast_photonics_solves
+
+    # One factorisation per wavelength serves forward and adjoint solves (see photonics_fast):
+    # same designs as EngiBench's default path, about 5x faster.
     with _ADAM_PATCH_LOCK:
         v0.adam_optimize = adam_with_frames
         try:
-            with quiet():
+            with quiet(), fast_photonics_solves(grid_shape=shape):
                 design, history = problem.optimize(initial.astype(np.float32))
         finally:
             v0.adam_optimize = original_adam

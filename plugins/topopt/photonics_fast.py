@@ -281,8 +281,9 @@ class FactorCache:
         self._patterns.clear()
 
     def solve(self, matrix: sp.spmatrix, b: npt.NDArray[Any]) -> npt.NDArray[np.complex128]:
-        csc = sp.csc_matrix(matrix)
-        csc.sum_duplicates()  # canonical form, so equal matrices have equal arrays
+        # Own copy (the cache keeps it) in complex CSC; canonical, so equal matrices compare equal.
+        csc = sp.csc_matrix(matrix, dtype=np.complex128, copy=True)
+        csc.sum_duplicates()
         for key, entry in reversed(self._entries.items()):
             if _same_arrays(csc, entry.csc):
                 self._entries.move_to_end(key)

@@ -16,7 +16,7 @@ def test_clarification_interrupt_is_resumed_with_the_answer_with_scripted_model(
     runtime, model = scripted(
         [
             handoff("asker", "Add the two numbers the engineer means."),
-            calls(call("ask_human_for_clarification", {"question": "Which numbers?"})),
+            calls(call("ask_human_for_clarification", {"clarification_request": "Which numbers?"})),
             calls(call("sample_add", {"a": 4, "b": 5})),
             say("4 + 5 = 9"),
             say("It is 9."),

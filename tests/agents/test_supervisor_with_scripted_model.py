@@ -132,3 +132,21 @@ def test_supervisor_may_answer_directly_with_scripted_model(app, scripted):
     assert result.answer == "Hello, engineer."
     assert isinstance(model.seen[0]["messages"][-1], HumanMessage)
     assert app.store.tool_calls() == []
+
+
+def test_identical_repeated_tool_calls_end_the_hand_off_with_scripted_model(app, scripted):
+    same = call("sample_add", {"a": 1, "b": 2})
+    runtime, model = scripted(
+        [
+            handoff("sample", "Add 2 and 3."),
+            calls(same),
+            calls(call("sample_add", {"a": 1, "b": 2})),
+            calls(call("sample_add", {"a": 1, "b": 2})),  # third time: not run
+            say("The specialist kept repeating itself; 1 + 2 = 3."),
+        ]
+    )
+    result = runtime.send_sync("t-repeat", "What is 2 + 3?")
+    assert result.status == "done", result.error
+    assert len(app.store.tool_calls("sample_add")) == 2
+    report = next(m for m in model.seen[-1]["messages"] if isinstance(m, ToolMessage))
+    assert "same arguments 3 times" in str(report.content)

@@ -84,7 +84,7 @@ def test_killed_run_resumes_with_only_missing_cells(sample_plugins, tmp_path: Pa
 
 
 def test_summary_means_per_group(sample_plugins, tmp_path: Path) -> None:
-    code, _, err = finish(bench("sample", "--out", str(tmp_path)))
+    code, _, err = finish(bench("sample", "--model", "reference", "--out", str(tmp_path)))
     assert code == 0, err
     cells = read_cells(tmp_path)
     [group] = [
@@ -98,12 +98,12 @@ def test_summary_means_per_group(sample_plugins, tmp_path: Path) -> None:
 
 
 def test_harness_failure_exits_nonzero_and_is_retried(sample_plugins, tmp_path: Path) -> None:
-    code, _, err = finish(bench("sample_faulty", "--out", str(tmp_path)))
+    code, _, err = finish(bench("sample_faulty", "--model", "reference", "--out", str(tmp_path)))
     assert code == 1 and "evaluator could not start" in err
     cells = read_cells(tmp_path)
     assert cells["sample_faulty|explodes|reference|0"]["status"] == "error"
     assert cells["sample_faulty|fine|reference|0"]["status"] == "ok"
-    code, _, err = finish(bench("sample_faulty", "--out", str(tmp_path)))
+    code, _, err = finish(bench("sample_faulty", "--model", "reference", "--out", str(tmp_path)))
     assert code == 1 and "1 already done, 1 computed" in err  # the failed cell is tried again
     app = AppContext.open()
     try:
@@ -115,12 +115,21 @@ def test_harness_failure_exits_nonzero_and_is_retried(sample_plugins, tmp_path: 
 
 
 def test_default_selection_list_and_unknown_suite(sample_plugins, tmp_path: Path) -> None:
-    code, _, err = finish(bench("--out", str(tmp_path)))
+    code, _, err = finish(bench("--model", "reference", "--out", str(tmp_path)))
     assert code == 0, err
     suites = {record["suite"] for record in read_cells(tmp_path).values()}
-    assert suites == {"sample", "sample_faulty", "spine"}
+    assert {"sample", "sample_faulty", "spine"} <= suites  # every installed suite's smoke cells
     assert {k for k in read_cells(tmp_path) if k.startswith("sample|")} == {"sample|t0|reference|0"}
     code, out, _ = finish(bench("--list"))
     assert code == 0 and "sample_faulty" in out and "spine" in out
     code, _, err = finish(bench("nope", "--out", str(tmp_path)))
     assert code == 2 and "Unknown suite(s): nope" in err
+
+
+def test_without_model_it_says_which_default_it_uses(tmp_path: Path) -> None:
+    code, _, err = finish(bench("spine", "--examples", "1", "--out", str(tmp_path)))
+    assert code == 0, err
+    assert "no Ollama server answers at http://127.0.0.1:9" in err
+    [record] = read_cells(tmp_path).values()
+    assert record["model"] in ("llamacpp:embedded", "reference")
+    assert f"model {record['model']}:" in err

@@ -80,3 +80,9 @@ def test_async_call_publishes_event(app: AppContext) -> None:
     assert [(e.tool, e.caller, e.ok, e.call_id) for e in seen] == [
         ("sample_add", "gui", True, outcome.call_id)
     ]
+
+
+def test_registry_knows_which_plugin_owns_a_tool(app: AppContext) -> None:
+    assert app.registry.owner("sample_add") == "sample"
+    assert app.registry.owner("workspace_info") == "workspace"
+    assert app.registry.owner("no_such_tool") == ""

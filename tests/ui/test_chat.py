@@ -1,4 +1,5 @@
-"""The chat panel calls tools through the one registry, without blocking, and explains errors."""
+"""The chat panel's /tool commands call tools through the one registry, without blocking, and
+explain errors. (The agent side of the panel: test_chat_agent.py.)"""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from workbench.core.context import AppContext
 from workbench.core.tools import ToolOutcome
+from workbench.ui.async_loop import running_tasks
 from workbench.ui.chat_dock import ChatPanel
 
 
@@ -22,6 +24,7 @@ def panel(sample_plugins: Path, qtbot: QtBot) -> Iterator[ChatPanel]:
     qtbot.addWidget(chat)
     chat.show()
     yield chat
+    qtbot.waitUntil(lambda: running_tasks() == 0)  # e.g. the conversation list's first read
     chat.close()
     context.close()
 
@@ -63,8 +66,8 @@ def test_listing_help_and_mistakes(panel: ChatPanel, qtbot: QtBot) -> None:
     assert "not valid JSON" in panel.transcript_text()
     send(qtbot, panel, "/tool sample_add [1, 2]")
     assert "must be a JSON object" in panel.transcript_text()
-    send(qtbot, panel, "what can you do?")
-    assert "No agent model is connected yet" in panel.transcript_text()
+    send(qtbot, panel, "/frobnicate")
+    assert "Unknown command /frobnicate" in panel.transcript_text()
     assert panel.context.store.tool_calls() == []  # none of these reached a tool
 
 

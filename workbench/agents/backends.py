@@ -62,9 +62,12 @@ def make_chat_model(spec: str, settings: Settings) -> BaseChatModel:
     if kind == "openai":
         return _openai(rest)
     if kind == "llamacpp":
+        from workbench.agents.defaults import resolve_gguf
         from workbench.agents.llamacpp import LlamaCppChatModel
 
-        return LlamaCppChatModel.from_path(rest, context_size=settings.ollama.context_size)
+        return LlamaCppChatModel.from_path(
+            resolve_gguf(rest), context_size=settings.ollama.context_size
+        )
     if kind == "scripted":
         from workbench.agents.scripted import ScriptedChatModel
 

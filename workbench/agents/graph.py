@@ -14,9 +14,11 @@ because a resumed node runs again from its start.
 
 from __future__ import annotations
 
+import json
 import operator
 import time
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Annotated, Any, TypedDict
 
@@ -54,6 +56,7 @@ from workbench.agents.hitl import parse_clarification, parse_confirmation
 from workbench.agents.toolbridge import (
     CLARIFY,
     ToolRun,
+    clarification_question,
     handoff_name,
     handoff_schema,
     record_refusal,
@@ -69,6 +72,8 @@ from workbench.core.tools import FieldProblem, ToolError
 SUPERVISOR = "supervisor"
 MAX_CONSECUTIVE_ROUTES = 3  # a 4th hand-off in a row to the same specialist stops the run
 MAX_RETRIES = 3  # malformed replies allowed per agent and request (per hand-off for specialists)
+MAX_IDENTICAL_CALLS = 3  # the same tool call with the same arguments, per hand-off: small models
+# otherwise repeat one call until the step limit and lose the whole turn
 
 
 class AgentState(TypedDict, total=False):
@@ -143,6 +148,28 @@ def closed(messages: list[BaseMessage]) -> list[BaseMessage]:
             pending = {call["id"] or "": call["name"] for call in message.tool_calls}
     flush()
     return out
+
+
+def call_key(call: dict[str, Any]) -> str:
+    return call["name"] + json.dumps(call["args"], sort_keys=True, default=str)
+
+
+def repeated_call(work: list[BaseMessage], pending: list[dict[str, Any]]) -> dict | None:
+    """A pending call that already succeeded, identically, MAX_IDENTICAL_CALLS - 1 times: running
+    it again can only give the same answer (malformed calls have their own retry budget)."""
+    succeeded = {
+        message.tool_call_id
+        for message in work
+        if isinstance(message, ToolMessage) and message.status == "success"
+    }
+    made = Counter(
+        call_key(call)
+        for message in work
+        if isinstance(message, AIMessage)
+        for call in message.tool_calls
+        if call["id"] in succeeded
+    )
+    return next((call for call in pending if made[call_key(call)] >= MAX_IDENTICAL_CALLS - 1), None)
 
 
 @dataclass
@@ -534,6 +561,17 @@ def build_graph(deps: GraphDeps) -> StateGraph:
         last = max(i for i, m in enumerate(work) if isinstance(m, AIMessage))
         answered = {m.tool_call_id for m in work[last + 1 :] if isinstance(m, ToolMessage)}
         pending = [c for c in work[last].tool_calls if c["id"] not in answered]  # type: ignore[union-attr]
+        repeated = repeated_call(work, pending)
+        if repeated is not None:
+            return report(
+                state,
+                f"{name} stopped: it asked for {repeated['name']} with the same arguments "
+                f"{MAX_IDENTICAL_CALLS} times in one task ({json.dumps(repeated['args'])}). "
+                "The earlier results are above; decide whether to re-route with clearer "
+                "instructions or answer.",
+                config,
+                work,
+            )
 
         # 1. every question first: nothing has run yet when a resumed node starts over
         decisions: dict[str, Any] = {}
@@ -615,8 +653,8 @@ def build_graph(deps: GraphDeps) -> StateGraph:
 
     def human_request(name: str, allowed: list[str], call: dict[str, Any]) -> dict | None:
         if call["name"] == CLARIFY and CLARIFY in allowed:
-            question = call["args"].get("question")
-            if isinstance(question, str) and question.strip():
+            question = clarification_question(call["args"])
+            if question:
                 return {"kind": "clarification", "agent": name, "question": question}
             return None
         tool = deps.context.registry.get(call["name"])
@@ -645,7 +683,7 @@ def build_graph(deps: GraphDeps) -> StateGraph:
                 tool=CLARIFY,
                 kind="invalid_arguments",
                 message=f"{CLARIFY} needs a question.",
-                hint='Call it as {"question": "<one clear question>"}.',
+                hint='Call it as {"clarification_request": "<one clear question>"}.',
             )
             return record_refusal(deps.context, name, CLARIFY, call["args"], error)
         if call["id"] not in decisions:

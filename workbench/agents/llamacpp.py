@@ -39,7 +39,10 @@ def load_llama(path: str, context_size: int) -> Any:
         ) from missing
     if not Path(path).is_file():
         raise BackendError(f"No GGUF model file at {path!r}; give llamacpp:<path-to-gguf>.")
-    return Llama(model_path=path, n_ctx=context_size, chat_format=CHAT_FORMAT, verbose=False)
+    # a fixed seed: the same prompt gives the same reply, so benchmark reruns are comparable
+    return Llama(
+        model_path=path, n_ctx=context_size, chat_format=CHAT_FORMAT, seed=0, verbose=False
+    )
 
 
 def to_openai(message: BaseMessage) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import aiosqlite
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
@@ -176,8 +177,11 @@ class AgentRuntime:
             max_routes=self.max_routes,
             max_retries=self.max_retries,
         )
-        async with AsyncSqliteSaver.from_conn_string(str(self.checkpoint_path)) as saver:
-            yield build_graph(deps).compile(checkpointer=saver)
+        # our own connection: WAL and a long busy timeout, because a cancelled run's last
+        # checkpoint write may still be finishing when the next run opens the file
+        async with aiosqlite.connect(self.checkpoint_path, timeout=30.0) as connection:
+            await connection.execute("PRAGMA journal_mode=WAL")
+            yield build_graph(deps).compile(checkpointer=AsyncSqliteSaver(connection))
 
     def _config(self, thread_id: str, run_id: int | None = None) -> dict[str, Any]:
         return {

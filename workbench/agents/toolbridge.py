@@ -24,11 +24,23 @@ CLARIFY_SCHEMA: dict[str, Any] = {
         "description": "Ask the engineer a question when the task is unclear; returns the answer.",
         "parameters": {
             "type": "object",
-            "properties": {"question": {"type": "string", "description": "One clear question"}},
-            "required": ["question"],
+            # the reference implementation's argument name, so benchmark prompts transfer
+            "properties": {
+                "clarification_request": {"type": "string", "description": "One clear question"}
+            },
+            "required": ["clarification_request"],
         },
     },
 }
+
+
+def clarification_question(arguments: dict[str, Any]) -> str:
+    """The question of a clarification call; "question" is accepted too (models improvise)."""
+    for key in ("clarification_request", "question"):
+        value = arguments.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return ""
 
 
 def caller_of(agent: str) -> str:

@@ -146,6 +146,7 @@ class ToolRegistry:
     def __init__(self, app: AppContext) -> None:
         self._app = app
         self._tools: dict[str, Tool] = {}
+        self._owners: dict[str, str] = {}
 
     def register(self, tool: Tool, owner: str = "") -> None:
         if tool.name in self._tools:
@@ -153,6 +154,11 @@ class ToolRegistry:
                 f"Tool {tool.name!r} from {owner or 'a plugin'} is already registered."
             )
         self._tools[tool.name] = tool
+        self._owners[tool.name] = owner
+
+    def owner(self, name: str) -> str:
+        """The plugin that contributed a tool ("" if unknown), e.g. to open its view."""
+        return self._owners.get(name, "")
 
     def names(self) -> list[str]:
         return sorted(self._tools)

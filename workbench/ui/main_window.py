@@ -66,6 +66,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.view_area)
 
         self.chat_dock = ChatDock(context, self)
+        self.chat_dock.panel.open_plugin_view.connect(self.open_plugin_view)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.chat_dock)
         self.ledger_dock = LedgerDock(context, self)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.ledger_dock)
@@ -139,6 +140,13 @@ class MainWindow(QMainWindow):
         dock.raise_()
         self._update_placeholder()
         return dock
+
+    def open_plugin_view(self, plugin: str) -> QDockWidget | None:
+        """Show the first view of `plugin` (a chat tool card was clicked); None if it has none."""
+        for name, (owner, _spec) in self.view_specs.items():
+            if owner.name == plugin:
+                return self.open_view(name)
+        return None
 
     def _view_closed(self, name: str) -> None:
         self.plugin_docks.pop(name, None)

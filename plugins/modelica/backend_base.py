@@ -1,0 +1,123 @@
+"""One interface over the Modelica backends (rumoca embedded, OpenModelica through OMPython).
+
+A backend loads a package (one or several .mo files plus library folders such as a Modelica
+Standard Library copy), checks a model and simulates it. Whatever it reports comes back as
+`Diagnostic`s in one format, so tools, views and the agent never see backend-specific errors.
+"""
+
+from __future__ import annotations
+
+import abc
+import math
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Severity = Literal["error", "warning", "note"]
+Stage = Literal["load", "parse", "check", "simulate"]
+
+
+class Diagnostic(BaseModel):
+    message: str
+    severity: Severity = "error"
+    stage: Stage = "check"
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+    backend: str = ""
+    located_by: Literal["backend", "search", ""] = Field(
+        "", description="who found file/line: the backend itself, or a search of the source"
+    )
+
+    def explain(self) -> str:
+        where = self.file or ""
+        if self.line is not None:
+            where += f":{self.line}" + (f":{self.column}" if self.column else "")
+        return f"{self.severity}: {where + ': ' if where else ''}{self.message}"
+
+
+class ModelSource(BaseModel):
+    """What to load: the files of a package (first one declares the model) and library roots."""
+
+    files: list[Path]
+    model: str
+    libraries: list[Path] = Field(default_factory=list)
+
+
+class Structure(BaseModel):
+    states: list[str] = Field(default_factory=list)
+    algebraics: list[str] = Field(default_factory=list)
+    parameters: dict[str, float | None] = Field(default_factory=dict)
+    equations: int | None = None
+    unknowns: int | None = None
+    balanced: bool | None = None
+
+
+class CheckResult(BaseModel):
+    ok: bool
+    model: str
+    backend: str
+    diagnostics: list[Diagnostic] = Field(default_factory=list)
+    structure: Structure | None = None
+
+    def explain(self) -> str:
+        head = f"{self.model} checks on {self.backend}" if self.ok else f"{self.model} fails check"
+        return "\n".join([head, *(d.explain() for d in self.diagnostics)])
+
+
+class SimulationSettings(BaseModel):
+    start_time: float = 0.0
+    stop_time: float = Field(1.0, gt=0)
+    intervals: int = Field(500, ge=1, le=1_000_000)
+    tolerance: float = Field(1e-6, gt=0, lt=1)
+    parameters: dict[str, float] = Field(default_factory=dict)
+
+
+class SimulationResult(BaseModel):
+    ok: bool
+    model: str
+    backend: str
+    settings: SimulationSettings
+    time: list[float] = Field(default_factory=list)
+    series: dict[str, list[float]] = Field(default_factory=dict)
+    diagnostics: list[Diagnostic] = Field(default_factory=list)
+    elapsed_s: float = 0.0
+
+    def final_values(self) -> dict[str, float | None]:
+        # NaN/inf are not JSON: report them as None so the CLI output stays valid JSON
+        return {
+            name: (values[-1] if values and math.isfinite(values[-1]) else None)
+            for name, values in self.series.items()
+        }
+
+
+class BackendUnavailable(RuntimeError):
+    """The backend cannot run here (omc not installed, ...); the message says what to do."""
+
+
+class Backend(abc.ABC):
+    name: str = ""
+
+    @abc.abstractmethod
+    def available(self) -> tuple[bool, str]:
+        """(usable, why not / version)."""
+
+    @abc.abstractmethod
+    def check(self, source: ModelSource) -> CheckResult: ...
+
+    @abc.abstractmethod
+    def simulate(self, source: ModelSource, settings: SimulationSettings) -> SimulationResult: ...
+
+
+def backend_named(name: str, *, omc_home: str = "") -> Backend:
+    """The backend for a settings value; imported lazily so rumoca-only use never loads zmq."""
+    if name == "rumoca":
+        from workbench_plugins.modelica.rumoca_backend import RumocaBackend
+
+        return RumocaBackend()
+    if name == "omc":
+        from workbench_plugins.modelica.omc_backend import OmcBackend
+
+        return OmcBackend(omc_home=omc_home or None)
+    raise BackendUnavailable(f"No Modelica backend named {name!r}; use 'rumoca' or 'omc'.")

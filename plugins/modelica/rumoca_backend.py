@@ -1,0 +1,210 @@
+"""The embedded backend: rumoca (PyPI), a Modelica compiler and solver in Rust with a Python API.
+
+Loading uses a `rumoca.Session` whose roots are the folders of the package files plus the user's
+library folders, so `within`-packages, sibling files and an MSL copy all resolve.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+from workbench_plugins.modelica import diagnostics
+from workbench_plugins.modelica.backend_base import (
+    Backend,
+    BackendUnavailable,
+    CheckResult,
+    Diagnostic,
+    ModelSource,
+    SimulationResult,
+    SimulationSettings,
+    Structure,
+)
+
+
+def _rumoca() -> Any:
+    try:
+        import rumoca
+    except ImportError as error:  # the headless install always has it; a broken venv may not
+        raise BackendUnavailable("rumoca is not installed: pip install 'rumoca>=0.10'") from error
+    return rumoca
+
+
+def roots_for(source: ModelSource) -> list[str]:
+    """Folders rumoca should search: each file's folder (or the folder above a package folder)."""
+    roots: list[str] = []
+    for path in [*source.files, *source.libraries]:
+        path = Path(path).resolve()
+        folder = path if path.is_dir() else path.parent
+        if not path.is_dir() and (folder / "package.mo").is_file():
+            folder = folder.parent  # a file inside package Lib/: the root is above Lib/
+        if str(folder) not in roots:
+            roots.append(str(folder))
+    return roots
+
+
+class RumocaBackend(Backend):
+    name = "rumoca"
+
+    def available(self) -> tuple[bool, str]:
+        try:
+            return True, f"rumoca {_rumoca().version()}"
+        except BackendUnavailable as error:
+            return False, str(error)
+
+    # -- loading -----------------------------------------------------------------------------
+    def _load(self, source: ModelSource) -> tuple[Any, list[Diagnostic]]:
+        """(compiled model or None, diagnostics). Syntax is validated first: it has lines."""
+        rumoca = _rumoca()
+        problems: list[Diagnostic] = []
+        for path in source.files:
+            if not Path(path).is_file():
+                problems.append(
+                    Diagnostic(message=f"No such file: {path}", stage="load", backend=self.name)
+                )
+                continue
+            problems += diagnostics.from_rumoca_diagnostics(rumoca.validate(str(path)))
+        if any(d.severity == "error" for d in problems):
+            return None, problems
+        session = rumoca.Session(roots=roots_for(source))
+        try:
+            model = session.load(str(source.files[0]), model=source.model)
+        except rumoca.RumocaError as error:
+            text = str(error)
+            if "resolve/parse failed" in text:
+                text = (
+                    f"no model named '{source.model}' could be resolved in "
+                    f"{', '.join(str(f) for f in source.files)} (check the name, including its "
+                    "package prefix, and the library folders)"
+                )
+            problems += diagnostics.from_rumoca_text(
+                text, stage="check", files=source.files, model=source.model
+            )
+            return None, problems
+        return model, problems
+
+    def check(self, source: ModelSource) -> CheckResult:
+        model, problems = self._load(source)
+        if model is None:
+            return CheckResult(
+                ok=False, model=source.model, backend=self.name, diagnostics=problems
+            )
+        info = model.structure()
+        structure = Structure(
+            states=list(model.states.names),
+            algebraics=list(model.algebraics.names),
+            parameters={p.name: p.value for p in model.parameters},
+            equations=info.n_equations,
+            unknowns=info.n_unknowns,
+            balanced=info.is_balanced,
+        )
+        if not info.is_balanced:
+            problems.append(
+                diagnostics._locate(
+                    Diagnostic(
+                        message=(
+                            f"unbalanced model: {info.n_equations} equations, "
+                            f"{info.n_unknowns} unknowns"
+                        ),
+                        backend=self.name,
+                    ),
+                    [Path(f) for f in source.files],
+                    source.model,
+                )
+            )
+        ok = not any(d.severity == "error" for d in problems)
+        return CheckResult(
+            ok=ok, model=source.model, backend=self.name, diagnostics=problems, structure=structure
+        )
+
+    # -- simulating --------------------------------------------------------------------------
+    def simulate(self, source: ModelSource, settings: SimulationSettings) -> SimulationResult:
+        rumoca = _rumoca()
+        started = time.perf_counter()
+
+        def failed(problems: list[Diagnostic]) -> SimulationResult:
+            return SimulationResult(
+                ok=False,
+                model=source.model,
+                backend=self.name,
+                settings=settings,
+                diagnostics=problems,
+                elapsed_s=time.perf_counter() - started,
+            )
+
+        model, problems = self._load(source)
+        if model is None:
+            return failed(problems)
+        known = set(model.parameters.names)
+        unknown = sorted(set(settings.parameters) - known)
+        if unknown:
+            return failed(
+                [
+                    Diagnostic(
+                        message=(
+                            f"no parameter {', '.join(unknown)} in {source.model} (its parameters: "
+                            f"{', '.join(sorted(known)) or 'none'})"
+                        ),
+                        stage="simulate",
+                        backend=self.name,
+                    )
+                ]
+            )
+        span = settings.stop_time - settings.start_time
+        config = rumoca.SimConfig(rtol=settings.tolerance, atol=settings.tolerance * 1e-2)
+        try:
+            try:
+                result = model.simulate(
+                    t=(settings.start_time, settings.stop_time),
+                    dt=span / settings.intervals,
+                    config=config,
+                    params=settings.parameters or None,
+                )
+            except rumoca.StructuralParamError:
+                # a structural parameter (array size, ...) needs a recompiled model
+                model = model.with_params(recompile=True, **settings.parameters)
+                result = model.simulate(
+                    t=(settings.start_time, settings.stop_time),
+                    dt=span / settings.intervals,
+                    config=config,
+                )
+        except rumoca.RumocaError as error:
+            return failed(
+                diagnostics.from_rumoca_text(
+                    str(error), stage="simulate", files=source.files, model=source.model
+                )
+            )
+        times = [float(t) for t in result.time]
+        series = {name: [float(v) for v in result[name]] for name in result.names}
+        broken = sorted(n for n, v in series.items() if v and not all(math.isfinite(x) for x in v))
+        if broken:
+            problems.append(
+                Diagnostic(
+                    message=f"non-finite values (NaN or infinity) in {', '.join(broken)}",
+                    stage="simulate",
+                    backend=self.name,
+                )
+            )
+        if times and times[-1] < settings.stop_time - 1e-9 * max(1.0, abs(settings.stop_time)):
+            problems.append(
+                Diagnostic(
+                    message=(
+                        f"integration stopped at t={times[-1]:g} before stop time "
+                        f"{settings.stop_time:g} ({result.termination or 'no reason given'})"
+                    ),
+                    stage="simulate",
+                    backend=self.name,
+                )
+            )
+        return SimulationResult(
+            ok=not any(d.severity == "error" for d in problems),
+            model=source.model,
+            backend=self.name,
+            settings=settings,
+            time=times,
+            series=series,
+            diagnostics=problems,
+            elapsed_s=time.perf_counter() - started,
+        )

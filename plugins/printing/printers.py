@@ -1,0 +1,140 @@
+"""The printers of one app: serial hosts and PrusaLink clients on one background asyncio loop.
+
+Why a loop of its own: a serial print streams for hours, longer than any one tool call (headless
+`tool` calls each run on a short-lived loop) and independent of the GUI thread. Tools and the panel
+hand coroutines to this loop and await them without blocking; what the printers report is
+published on the app's event bus as `PrinterEvent`s (the panel subscribes with subscribe_in_gui).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import threading
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from workbench.core.events import Event
+from workbench.core.secrets import get_secret
+from workbench_plugins.printing.config import PrintingSettings, prusalink_secret_key
+from workbench_plugins.printing.prusalink import PrusaLinkClient, PrusaLinkError
+from workbench_plugins.printing.serial_host import HostSnapshot, SerialHost
+
+if TYPE_CHECKING:
+    from workbench.core.context import AppContext
+
+T = TypeVar("T")
+
+
+class PrinterEvent(Event):
+    printer: str
+    kind: str  # "status" | "temperature" | "disconnect" | "rx"
+    snapshot: dict[str, Any]
+
+
+def is_url(printer: str) -> bool:
+    return printer.startswith(("http://", "https://"))
+
+
+class PrinterManager:
+    def __init__(self, app: AppContext) -> None:
+        self.app = app
+        self.hosts: dict[str, SerialHost] = {}
+        self.window = 1
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="printing-io", daemon=True
+        )
+        self._thread.start()
+
+    # -- the loop -----------------------------------------------------------------------------
+    def submit(self, coroutine: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop)
+
+    async def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Await `coroutine` on the printers' loop from any other running loop."""
+        return await asyncio.wrap_future(self.submit(coroutine))
+
+    def call_soon(self, function: Any, *args: Any) -> None:
+        self._loop.call_soon_threadsafe(function, *args)
+
+    def close(self) -> None:
+        async def shut() -> None:
+            for host in self.hosts.values():
+                await host.disconnect()
+
+        if self._loop.is_running():
+            with contextlib.suppress(Exception):  # closing down: nothing left to tell
+                self.submit(shut()).result(5)
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(5)
+
+    # -- printers -----------------------------------------------------------------------------
+    @property
+    def settings(self) -> PrintingSettings:
+        return self.app.settings.plugin("printing", PrintingSettings)
+
+    def known(self) -> list[str]:
+        names = list(self.app.settings.printers)
+        if self.settings.prusalink_url and self.settings.prusalink_url not in names:
+            names.append(self.settings.prusalink_url)
+        names += [port for port in self.hosts if port not in names]
+        return names
+
+    async def serial(self, port: str, *, connect: bool = True) -> SerialHost:
+        """On the printers' loop: the host of `port`, connected if asked."""
+        host = self.hosts.get(port)
+        if host is None:
+            host = SerialHost(
+                port,
+                self.settings.serial_baudrate,
+                window=self.window,
+                listener=lambda kind, snap: self._publish(port, kind, snap),
+            )
+            self.hosts[port] = host
+        if connect and not host.connected:
+            await host.connect()
+        return host
+
+    def prusalink(self, url: str) -> PrusaLinkClient:
+        settings = self.settings
+        auth = settings.prusalink_auth
+        secret = get_secret(prusalink_secret_key(url, auth))
+        if not secret:
+            what = "API key" if auth == "api_key" else "digest password"
+            raise PrusaLinkError(
+                f"No PrusaLink {what} for {url} in the keyring. Enter it in the printing "
+                f"settings (keyring entry '{prusalink_secret_key(url, auth)}')."
+            )
+        return PrusaLinkClient(url, secret, auth=auth, user=settings.prusalink_user)
+
+    def _publish(self, port: str, kind: str, snapshot: HostSnapshot) -> None:
+        if kind == "rx" and snapshot.message.startswith("ok") and "T:" not in snapshot.message:
+            return  # one per line: too many for the bus; the terminal shows the rest
+        self.app.bus.publish(
+            PrinterEvent(
+                source=f"printer:{port}", printer=port, kind=kind, snapshot=snapshot.to_dict()
+            )
+        )
+
+
+_managers: dict[int, PrinterManager] = {}
+_lock = threading.Lock()
+
+
+def manager_for(app: AppContext) -> PrinterManager:
+    """The one manager of this app (created on first use, closed with the app's jobs)."""
+    with _lock:
+        manager = _managers.get(id(app))
+        if manager is None or manager.app is not app:
+            manager = PrinterManager(app)
+            _managers[id(app)] = manager
+        return manager
+
+
+def close_manager(app: AppContext) -> None:
+    with _lock:
+        manager = _managers.pop(id(app), None)
+    if manager is not None:
+        manager.close()

@@ -1,0 +1,242 @@
+"""Scores of one cell, as Appendix A and the spec's section 3 (with this project's decisions).
+
+Every sub-score is a plain function over numpy arrays or the recorded tool calls, so each can be
+tested on hand-made inputs. `score_cell` combines them:
+
+    DQ = 0.31 IoU + 0.19 PA + 0.15 Obj + 0.12 Constr + 0.12 Conn + 0.11 WT
+    CO = 0.65 DQ + 0.20 ToolUse + 0.15 TC
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from scipy import ndimage
+
+from workbench_plugins.topopt.workflow.tasks import Export, TaskSpec
+
+DQ_WEIGHTS = {
+    "iou": 0.31,
+    "pixel_accuracy": 0.19,
+    "objective": 0.15,
+    "constraint": 0.12,
+    "connectivity": 0.12,
+    "watertight": 0.11,
+}
+CO_WEIGHTS = {"design_quality": 0.65, "tool_use": 0.20, "task_completion": 0.15}
+TAU = 0.01  # constraint temperature = tolerance
+OBJECTIVE_BAND = 0.2  # relative error at which the objective score reaches 0
+PARAM_TOLERANCE = 0.05
+OBJECTIVE_ALIASES = {"c": ("c", "compliance", "final_c", "final_compliance")}
+
+
+@dataclass
+class ToolCall:
+    """One tool call as the scorer sees it (from the registry or from the agent's events)."""
+
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+    ok: bool = True
+    result: dict[str, Any] | None = None
+
+
+# -- design quality ------------------------------------------------------------------------------
+def binarise(design: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    return np.asarray(design, dtype=float) >= 0.5
+
+
+def iou(design: npt.ArrayLike, truth: npt.ArrayLike) -> float:
+    a, b = binarise(design), binarise(truth)
+    union = np.logical_or(a, b).sum()
+    return float(np.logical_and(a, b).sum() / union) if union else 0.0
+
+
+def pixel_accuracy(design: npt.ArrayLike, truth: npt.ArrayLike) -> float:
+    return float(np.mean(binarise(design) == binarise(truth)))
+
+
+def mse(design: npt.ArrayLike, truth: npt.ArrayLike) -> float:
+    return float(np.mean((np.asarray(design, float) - np.asarray(truth, float)) ** 2))
+
+
+def objective_score(actual: float | None, target: float) -> float:
+    if actual is None or not math.isfinite(actual):
+        return 0.0
+    error = abs(actual - target) / abs(target) if target else abs(actual - target)
+    return max(0.0, 1.0 - error / OBJECTIVE_BAND)
+
+
+def constraint_score(design: npt.ArrayLike, targets: dict[str, float], tau: float = TAU) -> float:
+    """Mean of exp(-|actual - target| / tau) over the constraints; 1 when there are none.
+    The only constraint of these problems is Beams2D's volume fraction."""
+    if not targets:
+        return 1.0
+    actual = {"volfrac": float(np.mean(design))}
+    terms = [math.exp(-abs(actual[name] - value) / tau) for name, value in targets.items()]
+    return float(np.mean(terms))
+
+
+def components(design: npt.ArrayLike) -> int:
+    _, count = ndimage.label(binarise(design), structure=np.ones((3, 3), dtype=int))
+    return int(count)
+
+
+def connectivity(design: npt.ArrayLike) -> float:
+    """1 if the material is one 8-connected piece."""
+    return 1.0 if components(design) == 1 else 0.0
+
+
+def design_quality(parts: dict[str, float]) -> float:
+    return float(sum(weight * parts.get(name, 0.0) for name, weight in DQ_WEIGHTS.items()))
+
+
+# -- tool use --------------------------------------------------------------------------------
+def tool_use(actual: list[str], optimal: tuple[str, ...] | list[str]) -> float:
+    """Paper: matched calls (multiset intersection of names) / max(optimal, actual count)."""
+    if not actual and not optimal:
+        return 1.0
+    matched = sum((Counter(actual) & Counter(optimal)).values())
+    return matched / max(len(optimal), len(actual))
+
+
+def tool_efficiency_reference(actual: list[str], optimal: tuple[str, ...] | list[str]) -> float:
+    """The reference code's variant: min(1, optimal / actual), 0 without calls."""
+    return min(1.0, len(optimal) / len(actual)) if actual else 0.0
+
+
+# -- task completion -------------------------------------------------------------------------------
+def _value(call: ToolCall, result_key: str, arg_key: str) -> Any:
+    if call.result and result_key in call.result:
+        return call.result[result_key]
+    return call.args.get(arg_key)
+
+
+def export_matches(call: ToolCall, expected: Export, tolerance: float = PARAM_TOLERANCE) -> bool:
+    """All four must match: floats within the tolerance, the mirror exactly. The values are read
+    from the tool's result (what was exported), falling back to the arguments."""
+    for name in ("threshold", "scale_xy", "scale_z"):
+        value = _value(call, name, name)
+        if value is None or abs(float(value) - getattr(expected, name)) >= tolerance:
+            return False
+    mirrored = _value(call, "mirrored", "mirror_y")
+    return mirrored is not None and bool(mirrored) == expected.mirror_y
+
+
+def task_completion(calls: list[ToolCall], task: TaskSpec) -> float:
+    ok_calls = [call for call in calls if call.ok]
+    if task.style == "FULL":
+        return float(any(call.name == "render_design" for call in ok_calls))
+    if task.style == "NATURAL":
+        return float(any(call.name == "ask_human_for_clarification" for call in ok_calls))
+    exports = [call for call in ok_calls if call.name == "convert_design_to_stl"]
+    expected = task.draws.expected
+    if len(expected) > 1:  # W-MULTI: the first two exports are A then B
+        if len(exports) < len(expected):
+            return 0.0
+        return float(all(export_matches(c, e) for c, e in zip(exports, expected, strict=False)))
+    return float(bool(exports) and export_matches(exports[-1], expected[0]))
+
+
+# -- extraction --------------------------------------------------------------------------------
+def extract_design(calls: list[ToolCall]) -> npt.NDArray[np.float64] | None:
+    """The last successful optimize_design's design (inline if asked for, else its artifact)."""
+    for call in reversed(calls):
+        if call.ok and call.name == "optimize_design" and call.result:
+            if call.result.get("optimized_design") is not None:
+                return np.asarray(call.result["optimized_design"], dtype=float)
+            path = call.result.get("design_artifact_path")
+            if path and Path(path).is_file():
+                return np.asarray(np.load(path, allow_pickle=False), dtype=float)
+    return None
+
+
+def extract_objective(calls: list[ToolCall], objective: str) -> float | None:
+    """The first simulate_design's value; else the last optimize_design's final value (W-DERIVED
+    and W-DISTRACT have no simulation among their optimal calls)."""
+    names = OBJECTIVE_ALIASES.get(objective, (objective, f"final_{objective}"))
+    for call in calls:
+        if call.ok and call.name == "simulate_design" and call.result:
+            for name in names:
+                if isinstance(call.result.get(name), int | float):
+                    return float(call.result[name])
+    for call in reversed(calls):
+        if call.ok and call.name == "optimize_design" and call.result:
+            value = call.result.get(f"final_{objective}")
+            if isinstance(value, int | float):
+                return float(value)
+    return None
+
+
+def mesh_is_watertight(path: str | Path) -> bool:
+    """trimesh's check, retried after merging duplicate vertices (as the reference does)."""
+    import trimesh
+
+    mesh = trimesh.load_mesh(str(path), file_type="stl")
+    if mesh.is_watertight:
+        return True
+    mesh.merge_vertices()
+    return bool(mesh.is_watertight)
+
+
+def watertight(calls: list[ToolCall]) -> float:
+    """The last export's is_watertight; the STL itself is re-checked when it is still there."""
+    for call in reversed(calls):
+        if call.ok and call.name == "convert_design_to_stl" and call.result:
+            claimed = bool(call.result.get("is_watertight"))
+            path = call.result.get("stl_path")
+            if claimed and path and Path(path).is_file():
+                return float(mesh_is_watertight(path))
+            return float(claimed)
+    return 0.0
+
+
+# -- the cell ----------------------------------------------------------------------------------
+def score_cell(
+    calls: list[ToolCall],
+    task: TaskSpec,
+    truth: npt.NDArray[np.float64],
+    target_objective: float,
+) -> tuple[dict[str, float], npt.NDArray[np.float64] | None]:
+    """All sub-scores of one cell (numbers only) and the design that was scored."""
+    names = [call.name for call in calls]
+    design = extract_design(calls)
+    if design is not None and design.shape != truth.shape:
+        design_parts = dict.fromkeys(("iou", "pixel_accuracy", "connectivity"), 0.0)
+        design_parts["constraint"] = 0.0  # a wrong shape scores 0
+    elif design is not None:
+        constraints = (
+            {"volfrac": float(task.conditions["volfrac"])} if task.problem == "beams2d" else {}
+        )
+        design_parts = {
+            "iou": iou(design, truth),
+            "pixel_accuracy": pixel_accuracy(design, truth),
+            "mse": mse(design, truth),
+            "constraint": constraint_score(design, constraints),
+            "connectivity": connectivity(design),
+        }
+    else:
+        design_parts = dict.fromkeys(("iou", "pixel_accuracy", "constraint", "connectivity"), 0.0)
+    actual_objective = extract_objective(calls, task.objective)
+    scores: dict[str, float] = {
+        **design_parts,
+        "objective": objective_score(actual_objective, target_objective),
+        "watertight": watertight(calls),
+        "tool_use": tool_use(names, task.optimal_calls),
+        "tool_efficiency_ref": tool_efficiency_reference(names, task.optimal_calls),
+        "task_completion": task_completion(calls, task),
+        "tool_calls": float(len(calls)),
+    }
+    scores["design_found"] = float(design is not None)
+    scores["abstained"] = float(
+        task.style == "NATURAL" and design is None and scores["task_completion"] == 1.0
+    )
+    # NATURAL: asking and not designing is the right answer, so design quality is full.
+    scores["design_quality"] = 1.0 if scores["abstained"] else design_quality(scores)
+    scores["combined"] = float(sum(w * scores[name] for name, w in CO_WEIGHTS.items()))
+    return scores, design

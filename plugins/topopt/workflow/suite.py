@@ -1,0 +1,172 @@
+"""The bench suites `workflow-beams2d` (7 styles) and `workflow-photonics2d` (3 styles).
+
+One task per (style, example); the cell's seed draws the conditions and export parameters, so
+`--seeds 0 1 2` with the 5 examples is the paper's 3 seeds x 5 samples. Tasks are ordered
+example-major, so `--examples N` takes whole examples across all styles first.
+
+A cell's record is deterministic except for the keys in VOLATILE_KEYS (wall-clock figures):
+paths are written relative to the cell or workspace folder, never absolute.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from workbench.bench import BenchTask, CellContext, Suite
+from workbench_plugins.topopt.workflow import ground_truth, policies, scoring, tasks
+from workbench_plugins.topopt.workflow.timing import EngiBenchClock
+
+SMOKE_STYLES = ("W-RAND", "FULL", "NATURAL")  # Beams2D, example 0: a few minutes on 2 cores
+VOLATILE_KEYS = ("duration_s", "details.timing")  # what differs between two identical runs
+DESIGNS_FILE = "designs.npz"
+DESIGN_TOOLS = (
+    "optimize_design",
+    "simulate_design",
+    "render_design",
+    "convert_design_to_stl",
+)  # agent design and ground truth, for the report's comparisons
+KEPT_RESULT_KEYS = (
+    "c",
+    "total_overlap",
+    "final_c",
+    "final_total_overlap",
+    "threshold",
+    "scale_xy",
+    "scale_z",
+    "mirrored",
+    "is_watertight",
+    "num_components",
+    "design_shape",
+    "save_path",
+    "npy_path",
+    "stl_path",
+    "question",
+)
+
+
+class WorkflowSuite(Suite):
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+        self.name = f"workflow-{problem}"
+        self.description = (
+            f"EngiAI workflow benchmark on {problem}: "
+            f"{', '.join(tasks.styles(problem))}; reference and off-target policies, or an agent."
+        )
+
+    def tasks(self) -> list[BenchTask]:
+        return [
+            BenchTask(
+                f"{self.problem}/{style}/e{example}",
+                problem=self.problem,
+                style=style,
+                smoke=self.problem == "beams2d" and example == 0 and style in SMOKE_STYLES,
+                payload={"example": example},
+            )
+            for example in range(tasks.EXAMPLES)
+            for style in tasks.styles(self.problem)
+        ]
+
+    def report(self, folder: Path, cells: list[dict[str, Any]] | None = None) -> Path:
+        """scores.csv and report.html in the results folder (for a runner hook after a run)."""
+        from workbench_plugins.topopt.workflow.report import write_report
+
+        return write_report(folder)
+
+    def smoke_tasks(self) -> list[BenchTask]:
+        return [task for task in self.tasks() if task.smoke]  # photonics: none (too slow)
+
+    def run(self, task: BenchTask, model: str, seed: int, cell: CellContext) -> dict[str, Any]:
+        started = time.perf_counter()
+        example = int(task.payload["example"])
+        clock = EngiBenchClock()
+        spec = tasks.build(self.problem, task.style, seed, example)
+
+        def truth_of() -> ground_truth.GroundTruth:
+            truth = ground_truth.ground_truth(
+                cell.app.paths.cache_dir, self.problem, spec.conditions, spec.config, seed
+            )
+            clock.add(truth.computed_s)
+            return truth
+
+        truth = truth_of() if tasks.needs_target(task.style) else None
+        if truth is not None:
+            spec = tasks.build(self.problem, task.style, seed, example, target=truth.objective)
+        with clock.watching(cell.app):
+            run, wall = policies.play(model, spec, cell.app, cell.folder)
+        if truth is None and any(c.name in DESIGN_TOOLS for c in run.calls):
+            truth = truth_of()  # an abstaining NATURAL cell needs no ground truth
+        if truth is None:
+            scores, design = scoring.score_cell(run.calls, spec, np.zeros((0, 0)), math.nan)
+        else:
+            scores, design = scoring.score_cell(run.calls, spec, truth.design, truth.objective)
+            designs = {"truth": truth.design, **({"agent": design} if design is not None else {})}
+            np.savez_compressed(cell.folder / DESIGNS_FILE, **designs)
+        scores.update(tokens_in=float(run.tokens_in), tokens_out=float(run.tokens_out))
+        clean = _Paths(cell)
+        details = {
+            "example": example,
+            "conditions": spec.conditions,
+            "problem_config": spec.config,
+            "expected_exports": [export.as_dict() for export in spec.draws.expected],
+            "draws": spec.draws.extra,
+            "optimal_calls": list(spec.optimal_calls),
+            "target_objective": truth.objective if truth else None,
+            "ground_truth": {"key": truth.key, "source": truth.source} if truth else None,
+            "prompt": spec.prompt,
+            "calls": [clean.call(call) for call in run.calls],
+            "agent": {
+                "status": run.status,
+                "error": clean(run.error),
+                "model_calls": run.model_calls,
+            },
+            "designs_file": DESIGNS_FILE if truth else None,
+            "timing": {  # volatile
+                "wall_s": round(time.perf_counter() - started, 4),
+                "policy_s": round(wall, 4),
+                "engibench_s": round(clock.total_s, 4),
+                "ground_truth_s": round(truth.computed_s if truth else 0.0, 4),
+                "model_latency_s": round(run.model_latency_s, 4),
+            },
+        }
+        return {**scores, "details": details}
+
+
+class _Paths:
+    """Absolute paths of this machine and run become <cell>/..., <workspace>/... or a name."""
+
+    def __init__(self, cell: CellContext) -> None:
+        self.prefixes = [
+            (str(cell.folder), "<cell>"),
+            (str(cell.app.store.folder), "<workspace>"),
+        ]
+
+    def __call__(self, value: Any) -> Any:
+        if isinstance(value, str):
+            for prefix, name in self.prefixes:
+                value = value.replace(prefix, name)
+            if value.startswith("/") and "\n" not in value:
+                return Path(value).name
+            return value
+        if isinstance(value, dict):
+            return {key: self(item) for key, item in value.items()}
+        if isinstance(value, list | tuple):
+            return [self(item) for item in value]
+        return value
+
+    def call(self, call: scoring.ToolCall) -> dict[str, Any]:
+        result = call.result or {}
+        return {
+            "tool": call.name,
+            "ok": call.ok,
+            "args": self(call.args),
+            "result": self({k: result[k] for k in KEPT_RESULT_KEYS if k in result}),
+        }
+
+
+def suites() -> list[Suite]:
+    return [WorkflowSuite("beams2d"), WorkflowSuite("photonics2d")]

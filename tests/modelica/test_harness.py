@@ -1,0 +1,262 @@
+"""Acceptance 2: the harness, driven by scripted fake policies (no language model involved)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.modelica.conftest import MODELS
+from workbench_plugins.modelica import harness
+from workbench_plugins.modelica.agent import drive, turn_context
+
+GOOD = (MODELS / "RCCharge.mo").read_text()
+FAULTY = GOOD.replace("i = (V - vc) / R;", "i = (V - vc) / Rr;")  # undeclared variable
+SETTLES = {
+    "name": "charges_to_source",
+    "proposition": "the capacitor charges to the source voltage within 10 s",
+    "observables": ["vc(10)"],
+    "condition": {"target": 5.0, "tolerance": 0.01},
+}
+
+
+class FakeScriptedPolicy:
+    """A fake agent: plays a fixed list of tool calls, one per turn, then stops (None)."""
+
+    def __init__(self, steps: list[tuple[str, dict[str, Any]]], *, forever: bool = False) -> None:
+        self.steps = list(steps)
+        self.forever = forever
+        self.seen: list[str] = []
+        self.results: list[dict[str, Any] | None] = []
+
+    def __call__(self, context: str, last: dict[str, Any] | None) -> Any:
+        self.seen.append(context)
+        self.results.append(last)
+        if self.steps:
+            return self.steps.pop(0)
+        return ("ledger_status", {}) if self.forever else None
+
+
+def make_run(context, tmp_path: Path, **task: Any) -> harness.Run:  # type: ignore[no-untyped-def]
+    fields: dict[str, Any] = {
+        "task_id": "rc",
+        "profile": "repair",
+        "model_name": "RCCharge",
+        "brief": "Repair RCCharge so it charges to 5 V.",
+        "files": {"RCCharge.mo": FAULTY},
+        **task,
+    }
+    return harness.start_run(harness.Task(**fields), tmp_path / "task", context.ledger)
+
+
+def caller(context):  # type: ignore[no-untyped-def]
+    def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return context.registry.call(name, arguments, caller="fake-policy").model_dump(mode="json")
+
+    return call
+
+
+def call_ok(context, tool_name: str, **arguments: Any) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    outcome = context.registry.call(tool_name, arguments, caller="test")
+    assert outcome.ok, outcome.error
+    return outcome.result
+
+
+def test_scripted_repair_run_submits_a_ready_candidate(inline_simulation, tmp_path: Path) -> None:
+    context = inline_simulation
+    run = make_run(context, tmp_path)
+    policy = FakeScriptedPolicy(
+        [
+            ("add_invariant", SETTLES),
+            ("check_model", {"model": "RCCharge"}),
+            ("write_file", {"path": "RCCharge.mo", "text": GOOD}),
+            ("check_model", {"model": "RCCharge"}),
+            ("simulate", {"model": "RCCharge", "stop_time": 10, "intervals": 1000}),
+            (
+                "evaluate_observable",
+                {
+                    "sim": "sim1",
+                    "observable": {"type": "value_at_time", "variable": "vc", "time": 10},
+                    "condition": SETTLES["condition"],
+                },
+            ),
+            (
+                "record_evidence",
+                {"invariant": "charges_to_source", "adjudication": "supported", "sim": "sim1"},
+            ),
+            ("submit", {"note": "fixed the undeclared Rr"}),
+        ]
+    )
+    outcome = drive(run, policy, caller(context))
+    results = policy.results[1:]
+    assert results[1]["result"]["ok"] is False  # the faulty model fails check with a line
+    line = next(n for n, t in enumerate(FAULTY.splitlines(), 1) if "Rr" in t)
+    assert results[1]["result"]["diagnostics"][0]["line"] == line
+    assert results[3]["result"]["ok"] is True
+    assert results[5]["result"]["suggested_adjudication"] == "supported"
+    assert outcome.status == "submitted" and not outcome.override
+    assert outcome.turns == 8 and outcome.simulations == 1 and outcome.logical_tokens > 0
+    # each turn shows the ledger and the candidate, not the history
+    assert "charges_to_source" in policy.seen[-1] and "Rr" not in policy.seen[-1]
+    submitted = json.loads((run.output / "submission.json").read_text())
+    assert submitted["final_model"] == GOOD
+
+
+def test_evidence_for_c1_does_not_make_c2_ready(inline_simulation, tmp_path: Path) -> None:
+    context = inline_simulation
+    run = make_run(context, tmp_path, files={"RCCharge.mo": GOOD})
+    call_ok(context, "add_invariant", run=run.id, **SETTLES)
+    c1 = run.candidate.id
+    sim = call_ok(context, "simulate", run=run.id, model="RCCharge", stop_time=10, intervals=100)
+    assert sim["candidate_id"] == c1
+    call_ok(context, "write_file", run=run.id, path="RCCharge.mo", text=GOOD.replace("5.0", "6.0"))
+    c2 = run.candidate.id
+    assert c2 != c1
+    late = call_ok(
+        context,
+        "record_evidence",
+        run=run.id,
+        invariant="charges_to_source",
+        adjudication="supported",
+        sim=sim["sim_id"],
+    )
+    assert late["candidate_id"] == c1 and not late["current_candidate"]
+    assert context.ledger.readiness(c1).ready
+    assert not context.ledger.readiness(c2).ready
+    status = call_ok(context, "ledger_status", run=run.id)
+    assert status["current_candidate"] == c2 and status["invariants"] == {
+        "charges_to_source": "open"
+    }
+    refused = context.registry.call("submit", {"run": run.id}, caller="test")
+    assert not refused.ok and "not ready" in refused.error.message
+    assert run.state == "running"
+    # transitions are recorded: initial c1, then c1 -> c2 by write_file
+    moves = [(t.source_id, t.target_id, t.action) for t in context.ledger.transitions(run.subject)]
+    assert moves == [(None, c1, "initial"), (c1, c2, "write_file")]
+
+
+def test_a_run_without_submit_is_a_failure_to_submit(inline_simulation, tmp_path: Path) -> None:
+    context = inline_simulation
+    run = make_run(context, tmp_path, files={"RCCharge.mo": GOOD})
+    policy = FakeScriptedPolicy(
+        [("simulate", {"model": "RCCharge", "stop_time": 1, "intervals": 10})]
+    )
+    outcome = drive(run, policy, caller(context))
+    assert outcome.status == "failure_to_submit"
+    assert "without an explicit submission" in outcome.reason
+    assert outcome.submission_id is None and context.ledger.submissions(run.subject) == []
+    after = context.registry.call("ledger_status", {"run": run.id}, caller="t").result
+    assert after["state"] == "ended"
+
+
+def test_submission_freezes_exactly_the_submitted_files(inline_simulation, tmp_path: Path) -> None:
+    context = inline_simulation
+    run = make_run(context, tmp_path, files={"RCCharge.mo": GOOD, "Notes.mo": "// notes\n"})
+    done = call_ok(context, "submit", run=run.id, note="no invariants: vacuously ready")
+    assert done["content"]["files"] == {"RCCharge.mo": GOOD, "Notes.mo": "// notes\n"}
+    # the run is over: no more writes, and editing the disk does not touch the submission
+    refused = context.registry.call(
+        "write_file", {"run": run.id, "path": "RCCharge.mo", "text": "model X end X;"}, caller="t"
+    )
+    assert not refused.ok and "frozen" in refused.error.message
+    (run.workspace.root / "RCCharge.mo").write_text("tampered")
+    [stored] = context.ledger.submissions(run.subject)
+    assert stored.content["files"]["RCCharge.mo"] == GOOD
+    assert stored.candidate_id == done["candidate_id"]
+    assert run.finish().status == "submitted"
+
+
+def test_tuning_submission_freezes_exactly_the_parameters(
+    inline_simulation, tmp_path: Path
+) -> None:
+    context = inline_simulation
+    run = make_run(
+        context,
+        tmp_path,
+        profile="tuning",
+        files={"RCCharge.mo": GOOD},
+        tunable_parameters=["R"],
+        parameter_ranges={"R": (100.0, 5000.0)},
+    )
+    no_edit = context.registry.call(
+        "write_file", {"run": run.id, "path": "RCCharge.mo", "text": GOOD}, caller="t"
+    )
+    assert not no_edit.ok and "not permitted" in no_edit.error.message
+    for bad in ({"C": 1.0}, {"R": 1.0}):
+        refused = context.registry.call(
+            "simulate", {"run": run.id, "model": "RCCharge", "parameters": bad}, caller="t"
+        )
+        assert not refused.ok
+    sim = call_ok(
+        context,
+        "simulate",
+        run=run.id,
+        model="RCCharge",
+        stop_time=5,
+        intervals=50,
+        parameters={"R": 500.0},
+    )
+    call_ok(
+        context,
+        "simulate",
+        run=run.id,
+        model="RCCharge",
+        stop_time=5,
+        intervals=50,
+        parameters={"R": 800.0},
+    )
+    done = call_ok(context, "submit", run=run.id, candidate=sim["candidate_id"], note="R=500")
+    assert done["content"]["parameters"] == {"R": 500.0}
+    assert done["candidate_id"] == sim["candidate_id"]
+    submitted = json.loads((run.output / "submission.json").read_text())
+    assert submitted == {"parameter_set": {"R": 500.0}, "final_report": "R=500"}
+
+
+def test_turn_limit_ends_the_run(inline_simulation, tmp_path: Path) -> None:
+    context = inline_simulation
+    run = make_run(context, tmp_path, limits={"turns": 3})
+    policy = FakeScriptedPolicy([], forever=True)
+    outcome = drive(run, policy, caller(context))
+    assert outcome.status == "failure_to_submit" and outcome.reason == "limit reached: 3 turns"
+    assert len(policy.seen) == 3
+
+
+def test_simulation_limit_ends_the_run(inline_simulation, tmp_path: Path) -> None:
+    context = inline_simulation
+    run = make_run(context, tmp_path, files={"RCCharge.mo": GOOD}, limits={"simulations": 2})
+    step = ("simulate", {"model": "RCCharge", "stop_time": 1, "intervals": 10})
+    policy = FakeScriptedPolicy([step, step, step, ("submit", {})])
+    outcome = drive(run, policy, caller(context))
+    assert outcome.status == "failure_to_submit"
+    assert outcome.reason == "limit reached: 2 simulations" and outcome.simulations == 2
+    calls = context.store.tool_calls("simulate")
+    assert [call["ok"] for call in calls] == [True, True, False]  # the third was refused
+    assert len(policy.seen) == 3  # the run ended: the submit never happened
+
+
+def test_wall_time_limit_ends_the_run(inline_simulation, tmp_path: Path) -> None:
+    context = inline_simulation
+    now = [0.0]
+    task = harness.Task(
+        task_id="slow",
+        profile="repair",
+        model_name="RCCharge",
+        files={"RCCharge.mo": GOOD},
+        limits={"wall_time_s": 900},
+    )
+    run = harness.start_run(task, tmp_path / "t", context.ledger, clock=lambda: now[0])
+
+    def slow_policy(text: str, last: Any) -> Any:
+        now[0] += 400.0  # a fake clock: each turn "takes" 400 s
+        return ("ledger_status", {})
+
+    outcome = drive(run, slow_policy, caller(context))
+    assert outcome.status == "failure_to_submit"
+    assert outcome.reason == "limit reached: wall time 900 s"
+    assert outcome.wall_time_s >= 900
+
+
+def test_turn_context_is_compact(inline_simulation, tmp_path: Path) -> None:
+    run = make_run(inline_simulation, tmp_path)
+    text = turn_context(run)
+    assert "RCCharge" in text and "Permitted actions" in text and "Rr" in text

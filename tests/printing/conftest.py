@@ -1,0 +1,83 @@
+"""Printing tests: a context with the printing tools registered, and test meshes."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+needs_slicer = pytest.mark.skipif(
+    shutil.which("prusa-slicer") is None, reason="prusa-slicer is not installed (Debian package)"
+)
+
+
+@pytest.fixture
+def app(context: object) -> Iterator[object]:
+    """The app context; registers the printing tools when the entry point is not installed yet."""
+    from workbench_plugins.printing.tools import tools
+
+    registry = context.registry  # type: ignore[attr-defined]
+    for tool in tools():
+        if registry.get(tool.name) is None:
+            registry.register(tool, owner="printing")
+    yield context
+    from workbench_plugins.printing.printers import close_manager
+
+    close_manager(context)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def cube_stl(tmp_path: Path) -> Path:
+    import trimesh
+
+    mesh = trimesh.creation.box((20.0, 20.0, 20.0))
+    mesh.apply_translation((0, 0, 10))
+    path = tmp_path / "cube20.stl"
+    mesh.export(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def sliced_cube(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 20 mm cube sliced once per session with the real PrusaSlicer (MK3S preset)."""
+    import subprocess
+
+    import trimesh
+
+    from workbench_plugins.printing.profiles import resolve_presets, write_ini
+
+    if shutil.which("prusa-slicer") is None:
+        pytest.skip("prusa-slicer is not installed (Debian package)")
+    folder = tmp_path_factory.mktemp("sliced")
+    mesh = trimesh.creation.box((20.0, 20.0, 20.0))
+    mesh.apply_translation((0, 0, 10))
+    mesh.export(folder / "cube.stl")
+    ini = write_ini(resolve_presets("MK3S", "0.20mm QUALITY @MK3"), folder / "mk3s.ini")
+    out = folder / "cube.gcode"
+    subprocess.run(
+        [
+            "prusa-slicer",
+            "--load",
+            str(ini),
+            "--export-gcode",
+            str(folder / "cube.stl"),
+            "--output",
+            str(out),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    return out
+
+
+@pytest.fixture
+def short_gcode(sliced_cube: Path, tmp_path: Path) -> Path:
+    """The first 1500 commands of the sliced cube (with its M73 progress lines)."""
+    from workbench_plugins.printing.gcode_meta import gcode_commands
+
+    path = tmp_path / "short.gcode"
+    path.write_text("\n".join(gcode_commands(sliced_cube)[:1500]) + "\n")
+    return path

@@ -1,0 +1,168 @@
+"""Every sub-score on hand-made designs and call lists with known answers."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import trimesh
+
+from workbench_plugins.topopt.stl import StlSettings, export_stl
+from workbench_plugins.topopt.workflow import scoring, tasks
+from workbench_plugins.topopt.workflow.scoring import ToolCall
+
+
+def test_iou_and_pixel_accuracy_of_known_masks() -> None:
+    a = np.zeros((4, 4))
+    b = np.zeros((4, 4))
+    a[:2, :] = 1.0  # 8 pixels
+    b[:, :2] = 0.9  # 8 pixels, 4 shared
+    assert scoring.iou(a, b) == pytest.approx(4 / 12)
+    assert scoring.pixel_accuracy(a, b) == pytest.approx(8 / 16)  # 4 both-on + 4 both-off
+    assert scoring.iou(np.zeros((2, 2)), np.zeros((2, 2))) == 0.0
+    assert scoring.iou(a, a) == 1.0 and scoring.pixel_accuracy(a, a) == 1.0
+    assert scoring.mse(np.full((2, 2), 0.5), np.zeros((2, 2))) == pytest.approx(0.25)
+    # binarised at 0.5: 0.49 is void, 0.5 is material
+    assert scoring.iou(np.array([[0.49, 0.5]]), np.array([[0.0, 1.0]])) == 1.0
+
+
+def test_constraint_score_at_known_means() -> None:
+    design = np.full((10, 10), 0.42)
+    assert scoring.constraint_score(design, {"volfrac": 0.42}) == pytest.approx(1.0)
+    assert scoring.constraint_score(design, {"volfrac": 0.40}) == pytest.approx(math.exp(-2))
+    assert scoring.constraint_score(design, {"volfrac": 0.43}) == pytest.approx(math.exp(-1))
+    assert scoring.constraint_score(design, {}) == 1.0  # photonics: no constraint
+
+
+def test_objective_score() -> None:
+    assert scoring.objective_score(100.0, 100.0) == 1.0
+    assert scoring.objective_score(110.0, 100.0) == pytest.approx(0.5)  # 10 % of a 20 % band
+    assert scoring.objective_score(80.0, 100.0) == 0.0
+    assert scoring.objective_score(None, 100.0) == 0.0
+    assert scoring.objective_score(0.05, 0.0) == pytest.approx(0.75)  # absolute error at t=0
+
+
+def test_connectivity_of_one_two_and_diagonal_islands() -> None:
+    two = np.zeros((5, 5))
+    two[0, 0] = two[4, 4] = 1.0
+    assert scoring.components(two) == 2 and scoring.connectivity(two) == 0.0
+    diagonal = np.eye(3)  # touching at corners: one piece under 8-connectivity
+    assert scoring.components(diagonal) == 1 and scoring.connectivity(diagonal) == 1.0
+    assert scoring.connectivity(np.zeros((3, 3))) == 0.0
+
+
+def test_watertight_export_versus_a_non_watertight_mesh(tmp_path: Path) -> None:
+    open_box = trimesh.creation.box()
+    open_box.faces = open_box.faces[:-1]  # one triangle missing
+    leaky = tmp_path / "leaky.stl"
+    open_box.export(leaky)
+    assert not scoring.mesh_is_watertight(leaky)
+    # per-pixel boxes (the reference's exporter) sharing faces and a corner: not one closed solid
+    boxes = trimesh.util.concatenate(
+        [
+            trimesh.creation.box(bounds=[[0, 0, 0], [1, 1, 1]]),
+            trimesh.creation.box(bounds=[[1, 1, 0], [2, 2, 1]]),
+            trimesh.creation.box(bounds=[[1, 0, 0], [2, 1, 1]]),
+        ]
+    )
+    touching = tmp_path / "boxes.stl"
+    boxes.export(touching)
+    assert not scoring.mesh_is_watertight(touching)
+    ours = tmp_path / "ours.stl"
+    export_stl(np.eye(4), ours, StlSettings())
+    assert scoring.mesh_is_watertight(ours)
+    call = ToolCall(
+        "convert_design_to_stl", {}, True, {"is_watertight": True, "stl_path": str(leaky)}
+    )
+    assert scoring.watertight([call]) == 0.0  # the file is re-checked, not trusted
+    call.result = {"is_watertight": True, "stl_path": str(ours)}
+    assert scoring.watertight([call]) == 1.0
+    assert scoring.watertight([]) == 0.0
+
+
+def test_tool_use_paper_and_reference_variants() -> None:
+    optimal = ("optimize_design", "simulate_design", "convert_design_to_stl")
+    assert scoring.tool_use(list(optimal), optimal) == 1.0
+    extra = [*optimal, "simulate_design", "get_problem_details"]
+    assert scoring.tool_use(extra, optimal) == pytest.approx(3 / 5)
+    assert scoring.tool_efficiency_reference(extra, optimal) == pytest.approx(3 / 5)
+    wrong = ["render_design", "render_design", "render_design"]  # right count, wrong tools
+    assert scoring.tool_use(wrong, optimal) == 0.0
+    assert scoring.tool_efficiency_reference(wrong, optimal) == 1.0  # the reference's blind spot
+    assert (
+        scoring.tool_use([], optimal) == 0.0
+        and scoring.tool_efficiency_reference([], optimal) == 0.0
+    )
+    assert scoring.tool_use(["optimize_design"], optimal) == pytest.approx(1 / 3)
+
+
+def stl_call(threshold: float, mirror: bool, xy: float, z: float, ok: bool = True) -> ToolCall:
+    result = {"threshold": threshold, "mirrored": mirror, "scale_xy": xy, "scale_z": z}
+    return ToolCall("convert_design_to_stl", {}, ok, result)
+
+
+def test_task_completion_validates_export_parameters() -> None:
+    spec = tasks.build("beams2d", "W-RAND", 42, 0)  # 0.58, mirror, 2.47, 17.9
+    assert scoring.task_completion([stl_call(0.58, True, 2.47, 17.9)], spec) == 1.0
+    assert scoring.task_completion([stl_call(0.62, True, 2.51, 17.86)], spec) == 1.0
+    assert scoring.task_completion([stl_call(0.64, True, 2.47, 17.9)], spec) == 0.0  # >= 0.05
+    assert scoring.task_completion([stl_call(0.58, False, 2.47, 17.9)], spec) == 0.0
+    assert scoring.task_completion([stl_call(0.58, True, 2.47, 17.9, ok=False)], spec) == 0.0
+    # the last successful export is judged
+    calls = [stl_call(0.58, True, 2.47, 17.9), stl_call(0.3, True, 2.47, 17.9)]
+    assert scoring.task_completion(calls, spec) == 0.0
+    assert scoring.task_completion([], spec) == 0.0
+
+
+def test_task_completion_multi_full_and_natural() -> None:
+    multi = tasks.build("beams2d", "W-MULTI", 0, 0)
+    a, b = (stl_call(e.threshold, e.mirror_y, e.scale_xy, e.scale_z) for e in multi.draws.expected)
+    assert scoring.task_completion([a, b], multi) == 1.0
+    assert scoring.task_completion([b, a], multi) == 0.0
+    assert scoring.task_completion([a], multi) == 0.0
+    full = tasks.build("beams2d", "FULL", 0, 0)
+    assert scoring.task_completion([ToolCall("render_design")], full) == 1.0
+    assert scoring.task_completion([ToolCall("render_design", ok=False)], full) == 0.0
+    natural = tasks.build("beams2d", "NATURAL", 0, 0)
+    assert scoring.task_completion([ToolCall("ask_human_for_clarification")], natural) == 1.0
+    assert scoring.task_completion([ToolCall("optimize_design")], natural) == 0.0
+
+
+def test_score_cell_combines_with_the_papers_weights() -> None:
+    spec = tasks.build("beams2d", "FULL", 0, 0)  # volfrac 0.4
+    truth = np.zeros((50, 100))
+    truth[:, :40] = 1.0  # mean 0.4, one piece
+    calls = [
+        ToolCall("optimize_design", {}, True, {"optimized_design": truth.tolist()}),
+        ToolCall("simulate_design", {}, True, {"c": 110.0}),
+        ToolCall("render_design", {}, True, {}),
+    ]
+    scores, design = scoring.score_cell(calls, spec, truth, 100.0)
+    assert design is not None and scores["iou"] == 1.0 and scores["objective"] == pytest.approx(0.5)
+    assert scores["constraint"] == pytest.approx(1.0) and scores["watertight"] == 0.0
+    dq = 0.31 + 0.19 + 0.15 * 0.5 + 0.12 + 0.12 + 0.0
+    assert scores["design_quality"] == pytest.approx(dq)
+    assert scores["combined"] == pytest.approx(0.65 * dq + 0.20 + 0.15)
+
+
+def test_natural_abstention_gets_full_design_quality() -> None:
+    spec = tasks.build("beams2d", "NATURAL", 0, 0)
+    truth = np.ones((50, 100))
+    scores, design = scoring.score_cell(
+        [ToolCall("ask_human_for_clarification", {}, True, {})], spec, truth, 100.0
+    )
+    assert design is None and scores["abstained"] == 1.0
+    assert scores["design_quality"] == 1.0 and scores["combined"] == pytest.approx(1.0)
+    silent, _ = scoring.score_cell([], spec, truth, 100.0)
+    assert silent["design_quality"] == 0.0 and silent["combined"] == 0.0
+
+
+def test_wrong_shape_scores_zero_and_objective_falls_back_to_the_optimiser() -> None:
+    spec = tasks.build("beams2d", "W-DERIVED", 0, 0)
+    truth = np.ones((50, 100))
+    calls = [ToolCall("optimize_design", {}, True, {"optimized_design": [[1.0]], "final_c": 99.0})]
+    scores, _ = scoring.score_cell(calls, spec, truth, 100.0)
+    assert scores["iou"] == 0.0 and scores["pixel_accuracy"] == 0.0
+    assert scores["objective"] == pytest.approx(0.95)

@@ -1,0 +1,455 @@
+"""What the chat shows, one widget per item: message bubbles (streamed), tool-call cards, questions
+from the agent, notes and errors. `ChatView` stacks them in a scroll area.
+
+Streaming stays cheap: a token is appended to a Python list and the label is repainted at most
+every STREAM_REFRESH_MS, however fast the model produces tokens.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QCursor, QKeyEvent, QMouseEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.core.context import AppContext
+
+STREAM_REFRESH_MS = 40
+SUMMARY_CHARS = 160
+ARGUMENTS_CHARS = 200
+COLOURS = {
+    "you": "#0b57d0",
+    "workbench": "#1f2328",
+    "specialist": "#6639ba",
+    "note": "#57606a",
+    "ok": "#1a7f37",
+    "error": "#cf222e",
+    "running": "#9a6700",
+    "declined": "#9a6700",
+}
+STATUS_MARKS = {"running": "⏳", "ok": "✔", "error": "✖", "declined": "⊘"}
+MONO = "font-family: monospace; font-size: 9pt;"
+# the menu arrow of an instant-popup QToolButton is drawn over its text in several styles
+MENU_BUTTON_STYLE = "QToolButton::menu-indicator { image: none; width: 0px; }"
+
+
+def summarize(value: Any, limit: int = SUMMARY_CHARS) -> str:
+    """One line for a tool result: `key: value` pairs, nested things shortened."""
+    if isinstance(value, dict):
+        parts = [f"{key}: {_short(item)}" for key, item in value.items()]
+        text = ", ".join(parts) if parts else "(empty result)"
+    else:
+        text = _short(value, 80)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _short(value: Any, limit: int = 40) -> str:
+    if isinstance(value, dict):
+        return "{…}" if value else "{}"
+    if isinstance(value, list | tuple):
+        return f"[{len(value)} items]" if len(value) != 1 else "[1 item]"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    text = " ".join(str(value).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def summarize_text(content: str) -> str:
+    """A tool's answer as the model saw it (JSON text or an error explanation), on one line."""
+    try:
+        parsed = json.loads(content)
+    except (TypeError, ValueError):
+        first = content.strip().splitlines()[0] if content.strip() else ""
+        return first if len(first) <= SUMMARY_CHARS else first[: SUMMARY_CHARS - 1] + "…"
+    return summarize(parsed)
+
+
+def compact_json(value: Any, limit: int = ARGUMENTS_CHARS) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str, separators=(", ", ": "))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _label(text: str = "", *, style: str = "", selectable: bool = True) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    if selectable:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    if style:
+        label.setStyleSheet(style)
+    # wrapped labels must be allowed to shrink with the dock, or the view scrolls sideways
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+    label.setMinimumWidth(40)
+    return label
+
+
+class ChatItem(QFrame):
+    """Base of everything in the chat view: knows its plain text (for tests, copy, export)."""
+
+    def plain_text(self) -> str:
+        return ""
+
+
+class MessageBubble(ChatItem):
+    """A message from the engineer, the supervisor ("Workbench") or a specialist; streamable."""
+
+    def __init__(self, who: str, text: str = "", *, agent: str = "", role: str = "") -> None:
+        super().__init__()
+        self.setObjectName("chat-bubble")
+        self.agent = agent
+        self.role = role or ("you" if who == "You" else "workbench")
+        self.final = False
+        self.discarded = False
+        self._parts: list[str] = [text] if text else []
+        self._text = text
+        background = {"you": "#eef4ff", "specialist": "#f6f2fc"}.get(self.role, "#f6f8fa")
+        self.setStyleSheet(
+            f"#chat-bubble {{ background: {background}; border: 1px solid #d0d7de;"
+            " border-radius: 6px; }"
+        )
+        self.header = _label(who, selectable=False)
+        colour = COLOURS.get(self.role, COLOURS["workbench"])
+        self.header.setStyleSheet(f"color: {colour}; font-weight: bold;")
+        self.body = _label(text)
+        self.body.setObjectName("chat-bubble-body")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 5, 8, 6)
+        layout.setSpacing(2)
+        layout.addWidget(self.header)
+        layout.addWidget(self.body)
+        self._refresh = QTimer(self)
+        self._refresh.setSingleShot(True)
+        self._refresh.setInterval(STREAM_REFRESH_MS)
+        self._refresh.timeout.connect(self.flush)
+
+    def append(self, text: str) -> None:
+        """Per token: O(1) here; the label is repainted later by the refresh timer."""
+        self._parts.append(text)
+        if not self._refresh.isActive():
+            self._refresh.start()
+
+    def text(self) -> str:
+        if len(self._parts) != 1:
+            self._parts = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    def flush(self) -> None:
+        self._refresh.stop()
+        text = self.text()
+        if text != self._text:
+            self._text = text
+            self.body.setText(text)
+
+    def mark_final(self, text: str | None = None) -> None:
+        """The answer is complete: show it as Markdown (models write lists, code, emphasis)."""
+        if text is not None:
+            self._parts = [text]
+        self.flush()
+        self.final = True
+        self.body.setTextFormat(Qt.TextFormat.MarkdownText)
+        self.body.setText(self._text)
+
+    def discard(self, reason: str) -> None:
+        """The streamed text is not part of the conversation (malformed reply, failed call)."""
+        self.flush()
+        self.discarded = True
+        self.body.setStyleSheet("color: #8c959f;")
+        self.header.setText(f"{self.header.text()} — {reason}")
+        self.header.setStyleSheet("color: #8c959f; font-weight: bold;")
+
+    def plain_text(self) -> str:
+        return f"{self.header.text()}: {self.text()}"
+
+
+class ToolCard(ChatItem):
+    """One tool call: tool, agent, arguments, status, duration, result summary.
+
+    A card whose tool belongs to a plugin with views is clickable: `activated` asks the window to
+    show that plugin's view (e.g. an optimisation card shows the density view).
+    """
+
+    activated = Signal(str)  # the tool name
+
+    def __init__(
+        self,
+        tool: str,
+        arguments: Any = None,
+        *,
+        agent: str = "",
+        linked_plugin: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.setObjectName("tool-card")
+        self.tool = tool
+        self.agent = agent
+        self.linked_plugin = linked_plugin
+        self.status = "running"
+        self.duration_s: float | None = None
+        self.title = _label(selectable=False)
+        self.title.setObjectName("tool-card-title")
+        self.timing = QLabel()
+        self.timing.setStyleSheet(f"color: {COLOURS['note']};")
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(self.title, 1)
+        top.addWidget(self.timing)
+        shown_arguments = compact_json(arguments if arguments is not None else {})
+        self.arguments = _label(shown_arguments, style=f"color: #424a53; {MONO}")
+        self.arguments.setToolTip(
+            json.dumps(arguments, indent=2, ensure_ascii=False, default=str)[:4000]
+        )
+        self.summary = _label(style=f"color: {COLOURS['note']};")
+        self.summary.setObjectName("tool-card-summary")
+        self.details = _label(style=MONO)
+        self.details.setObjectName("tool-card-details")
+        self.details.hide()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 5, 8, 6)
+        layout.setSpacing(2)
+        layout.addLayout(top)
+        layout.addWidget(self.arguments)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.details)
+        if linked_plugin:
+            self.setCursor(QCursor(Qt.CursorShape.PointingHandCursor))
+            self.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+            self.setToolTip(f"Click to show the {linked_plugin} view")
+        self._show()
+
+    def finish(
+        self,
+        ok: bool,
+        *,
+        duration_s: float | None = None,
+        summary: str = "",
+        error: str = "",
+        error_kind: str = "",
+    ) -> None:
+        self.status = (
+            "ok" if ok else ("declined" if error_kind == "confirmation_required" else "error")
+        )
+        self.duration_s = duration_s
+        if ok:
+            self.summary.setText(summary or "done")
+        else:
+            # first line as the summary, the rest (which fields, what to do) below it
+            first, _, rest = error.strip().partition("\n")
+            self.summary.setText(first or "failed")
+            self.set_details(rest.strip())
+        self._show()
+
+    def set_details(self, text: str) -> None:
+        self.details.setText(text)
+        self.details.setVisible(bool(text))
+
+    def _show(self) -> None:
+        colour = COLOURS[self.status]
+        by = f"  ·  {self.agent}" if self.agent else ""
+        view = "  ↗" if self.linked_plugin else ""
+        self.title.setText(f"{STATUS_MARKS[self.status]} {self.tool}{by}{view}")
+        self.title.setStyleSheet(f"color: {colour}; font-weight: bold;")
+        if self.status == "running":
+            self.summary.setText("running…")
+        self.timing.setText(
+            f"{self.status} · {self.duration_s:.2f} s"
+            if self.duration_s is not None
+            else self.status
+        )
+        style = (
+            "#tool-card { background: #ffffff; border: 1px solid #d0d7de;"
+            f" border-left: 4px solid {colour}; border-radius: 4px; }}"
+        )
+        if self.linked_plugin:
+            style += " #tool-card:hover { background: #f6f8fa; }"
+        self.setStyleSheet(style)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # Qt override
+        if event.button() == Qt.MouseButton.LeftButton and self.linked_plugin:
+            self.activated.emit(self.tool)
+        super().mouseReleaseEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # Qt override
+        if self.linked_plugin and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.activated.emit(self.tool)
+            return
+        super().keyPressEvent(event)
+
+    def plain_text(self) -> str:
+        parts = [self.title.text(), self.timing.text(), self.arguments.text(), self.summary.text()]
+        if self.details.text():
+            parts.append(self.details.text())
+        return "\n".join(parts)
+
+
+class QuestionCard(ChatItem):
+    """The agent asks the engineer something; the answer box resumes the run."""
+
+    answered = Signal(str)
+
+    def __init__(self, question: str, agent: str = "") -> None:
+        super().__init__()
+        self.setObjectName("question-card")
+        self.setStyleSheet(
+            "#question-card { background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px; }"
+        )
+        who = f"{agent} asks" if agent else "The agent asks"
+        header = _label(who, style="font-weight: bold; color: #7d4e00;", selectable=False)
+        self.question = _label(question)
+        self.answer = QLineEdit()
+        self.answer.setObjectName("question-answer")
+        self.answer.setPlaceholderText("Your answer")
+        self.answer.returnPressed.connect(self._submit)
+        self.button = QPushButton("Answer")
+        self.button.setObjectName("question-answer-button")
+        self.button.clicked.connect(self._submit)
+        row = QHBoxLayout()
+        row.addWidget(self.answer, 1)
+        row.addWidget(self.button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 5, 8, 6)
+        layout.addWidget(header)
+        layout.addWidget(self.question)
+        layout.addLayout(row)
+        self.given: str | None = None
+
+    def submit(self, text: str) -> None:
+        self.answer.setText(text)
+        self._submit()
+
+    def _submit(self) -> None:
+        text = self.answer.text().strip()
+        if not text or self.given is not None:
+            return
+        self.given = text
+        self.answer.setReadOnly(True)
+        self.button.setEnabled(False)
+        self.button.setText("Answered")
+        self.answered.emit(text)
+
+    def plain_text(self) -> str:
+        answer = f"\nAnswer: {self.given}" if self.given is not None else ""
+        return f"Question: {self.question.text()}{answer}"
+
+
+class NoteLine(ChatItem):
+    """A small line: routing, what the runtime did, confirmations given, commands' output."""
+
+    def __init__(self, text: str, *, colour: str = COLOURS["note"], mono: bool = False) -> None:
+        super().__init__()
+        self.setObjectName("chat-note")
+        self.label = _label(text, style=f"color: {colour};" + (MONO if mono else ""))
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 1, 8, 1)
+        layout.addWidget(self.label)
+
+    def plain_text(self) -> str:
+        return self.label.text()
+
+
+class ErrorCard(ChatItem):
+    """What went wrong and what to do; with an action (Retry) when there is one."""
+
+    action = Signal()
+
+    def __init__(self, text: str, action: str = "") -> None:
+        super().__init__()
+        self.setObjectName("error-card")
+        self.setStyleSheet(
+            "#error-card { background: #ffebe9; border: 1px solid #ff8182; border-radius: 6px; }"
+        )
+        self.label = _label(text, style=f"color: {COLOURS['error']};")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 5, 8, 6)
+        layout.addWidget(self.label, 1)
+        self.button: QPushButton | None = None
+        if action:
+            self.button = QPushButton(action)
+            self.button.setObjectName("error-action")
+            self.button.clicked.connect(self._act)
+            layout.addWidget(self.button, 0, Qt.AlignmentFlag.AlignTop)
+
+    def _act(self) -> None:
+        assert self.button is not None
+        self.button.setEnabled(False)  # one retry per failure; a new failure brings a new card
+        self.action.emit()
+
+    def plain_text(self) -> str:
+        return self.label.text()
+
+
+class ChatView(QScrollArea):
+    """The chat's items top to bottom; follows the bottom unless the engineer scrolled up."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("chat-transcript")
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self._column = QWidget()
+        self._column.setObjectName("chat-column")
+        self._layout = QVBoxLayout(self._column)
+        self._layout.setContentsMargins(6, 6, 6, 6)
+        self._layout.setSpacing(6)
+        self._layout.addStretch(1)
+        self.setWidget(self._column)
+        self._follow = True
+        bar = self.verticalScrollBar()
+        bar.valueChanged.connect(self._scrolled)
+        bar.rangeChanged.connect(self._grown)
+
+    def add(self, item: ChatItem) -> ChatItem:
+        self._layout.insertWidget(self._layout.count() - 1, item)
+        return item
+
+    def items(self) -> list[ChatItem]:
+        found = []
+        for index in range(self._layout.count()):
+            widget = self._layout.itemAt(index).widget()
+            if isinstance(widget, ChatItem):
+                found.append(widget)
+        return found
+
+    def remove(self, item: ChatItem) -> None:
+        self._layout.removeWidget(item)
+        item.hide()  # deleteLater waits for the event loop; until then it must not show
+        item.deleteLater()
+
+    def clear(self) -> None:
+        for item in self.items():
+            self.remove(item)
+        self._follow = True
+
+    def plain_text(self) -> str:
+        return "\n".join(item.plain_text() for item in self.items())
+
+    def _scrolled(self, value: int) -> None:
+        self._follow = value >= self.verticalScrollBar().maximum() - 8
+
+    def _grown(self, _minimum: int, maximum: int) -> None:
+        if self._follow:
+            self.verticalScrollBar().setValue(maximum)
+
+
+class ToolOwners:
+    """Which plugin a tool comes from, among plugins that have views (their cards open one)."""
+
+    def __init__(self, context: AppContext) -> None:
+        self.context = context
+
+    def plugin_with_view(self, tool: str) -> str | None:
+        owner = self.context.registry.owner(tool)
+        plugin = self.context.plugins.plugins.get(owner)
+        return owner if plugin is not None and plugin.views else None
