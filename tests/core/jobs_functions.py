@@ -32,3 +32,7 @@ def spin_politely(reporter: Reporter, seconds: float) -> str:
 
 def explode(reporter: Reporter) -> None:
     raise ValueError("bad mesh")
+
+
+def unpicklable_result(reporter: Reporter) -> object:
+    return lambda: None

@@ -52,3 +52,39 @@ def test_cancel_stops_a_cpu_job_within_one_second(bus: EventBus, function) -> No
     assert job.state is JobState.CANCELLED
     with pytest.raises(JobCancelled):
         job.result()
+
+
+def test_a_finished_jobs_worker_is_reused_warm(bus: EventBus) -> None:
+    runner = JobRunner(bus)
+    first = runner.submit(jobs_functions.count_to, 3)
+    assert first.result(timeout=30) == 3
+    second = runner.submit(jobs_functions.count_to, 4)
+    assert second.result(timeout=30) == 4
+    assert second._process.pid == first._process.pid  # no new process, imports stay warm
+    failed = runner.submit(jobs_functions.explode)
+    with pytest.raises(JobFailed):
+        failed.result(timeout=30)
+    assert failed._process.pid == first._process.pid  # an ordinary failure keeps the worker
+    runner.close()
+    first._process.join(5)
+    assert not first._process.is_alive()
+
+
+def test_a_cancelled_jobs_worker_is_not_reused(bus: EventBus) -> None:
+    runner = JobRunner(bus)
+    cancelled = runner.submit(jobs_functions.spin_politely, 30.0)
+    time.sleep(0.5)
+    cancelled.cancel()
+    assert cancelled.wait(timeout=1.0)
+    after = runner.submit(jobs_functions.count_to, 2)
+    assert after.result(timeout=30) == 2
+    assert after._process.pid != cancelled._process.pid
+    runner.close()
+
+
+def test_a_result_that_cannot_be_sent_back_fails_clearly(bus: EventBus) -> None:
+    runner = JobRunner(bus)
+    job = runner.submit(jobs_functions.unpicklable_result)
+    with pytest.raises(JobFailed, match="cannot be sent back"):
+        job.result(timeout=30)
+    runner.close()

@@ -135,3 +135,32 @@ def test_slicing_can_be_cancelled(app: object, cube_stl: Path) -> None:
     with pytest.raises(JobCancelled):
         job.result(10)
     assert not out.exists()
+
+
+@needs_slicer
+@pytest.mark.slow
+def test_slice_a_beam_exported_by_the_topopt_tools(app: object) -> None:
+    """The design-to-print path through the registry: optimise, export STL, slice on a MINI."""
+    registry = app.registry  # type: ignore[attr-defined]
+    config = {"volfrac": 0.4, "forcedist": 0.65, "rmin": 4.0, "nelx": 60, "nely": 20}
+    optimised = registry.call(
+        "optimize_design", {"problem_type": "beams2d", "problem_config": config}, caller="test"
+    )
+    assert optimised.ok, optimised.error
+    exported = registry.call(
+        "convert_design_to_stl",
+        {"npy_file_path": optimised.result["save_path"], "scale_xy": 1.0, "scale_z": 5.0},
+        caller="test",
+    )
+    assert exported.ok and exported.result["is_watertight"], exported.error
+    sliced = registry.call(
+        "slice_model",
+        {
+            "stl_path": exported.result["stl_path"],
+            "printer": "MINI",
+            "print_preset": "0.20mm QUALITY @MINI",
+        },
+        caller="test",
+    )
+    assert sliced.ok, sliced.error
+    assert sliced.result["printer_check"] == 'M862.3 P "MINI"' and sliced.result["layers"] >= 20

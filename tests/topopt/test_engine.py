@@ -108,3 +108,10 @@ def test_a_raising_callback_stops_the_run() -> None:
     with pytest.raises(engine.OptimizationCancelled):
         engine.optimize("beams2d", config, on_frame=stop_at_third)
     assert seen == [0, 1, 2]
+
+
+def test_beams2d_iteration_limit_is_honoured() -> None:
+    config = engine.parse_config("beams2d", {"nelx": 40, "nely": 20, "max_iter": 5})
+    frames: list = []
+    result = engine.optimize("beams2d", config, seed=0, on_frame=frames.append)
+    assert result.iterations == 5 and len(frames) == 5

@@ -143,3 +143,14 @@ def test_factor_cache_serves_forward_and_transposed_solves(
 def test_nested_dissection_is_a_permutation(shape: tuple[int, int]) -> None:
     perm = pf.torus_nested_dissection(*shape)
     assert np.array_equal(np.sort(perm), np.arange(shape[0] * shape[1]))
+
+
+def test_perf_targets_are_checked() -> None:
+    from workbench_plugins.topopt.perf import missed_targets
+
+    good_p = {"speedup": 6.9, "design_check_pass": 1.0}
+    good_b = {"overhead_ratio": 1.007, "bit_identical": 1.0, "all_frames_delivered": 1.0}
+    assert missed_targets(good_p, good_b) == []
+    assert "speed-up" in missed_targets({**good_p, "speedup": 2.5}, good_b)[0]
+    assert "differs" in missed_targets({**good_p, "design_check_pass": 0.0}, good_b)[0]
+    assert "streaming" in missed_targets(good_p, {**good_b, "overhead_ratio": 1.2})[0]

@@ -94,6 +94,8 @@ def bench_command(context: AppContext, args: argparse.Namespace) -> int:
         f"{outcome.planned} cells: {outcome.skipped} already done, {outcome.computed} computed, "
         f"{len(outcome.errors)} harness error(s). Results in {outcome.folder}."
     )
+    for report in outcome.reports:
+        console.print(f"report: {report}")
     for error in outcome.errors:
         console.print(f"[red]harness error:[/] {error}")
     sys.stdout.flush()

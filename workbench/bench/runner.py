@@ -40,6 +40,7 @@ class BenchOutcome:
     computed: int
     errors: list[str] = field(default_factory=list)
     summary: list[dict[str, Any]] = field(default_factory=list)
+    reports: list[Path] = field(default_factory=list)
 
 
 def load_suites(context: AppContext) -> dict[str, Suite]:
@@ -143,13 +144,29 @@ def run_bench(
         status = "done" if not outcome.errors else "errors"
     finally:
         latest = read_cells(out)
-        outcome.summary = write_summary(out, [latest[c.key] for c in cells if c.key in latest])
+        finished = [latest[c.key] for c in cells if c.key in latest]
+        outcome.summary = write_summary(out, finished)
+        _write_reports(suites, finished, out, outcome)
         context.store.finish_run(
             run_id,
             status,
             {"out": str(out), "computed": outcome.computed, "errors": len(outcome.errors)},
         )
     return outcome
+
+
+def _write_reports(
+    suites: dict[str, Suite], finished: list[dict[str, Any]], out: Path, outcome: BenchOutcome
+) -> None:
+    """Each suite's own report; one that fails is a harness error, the results stay."""
+    for name in sorted({cell["suite"] for cell in finished}):
+        try:
+            path = suites[name].report(out, [c for c in finished if c["suite"] == name])
+        except Exception as error:
+            outcome.errors.append(f"{name} report: {type(error).__name__}: {error}")
+            continue
+        if path is not None:
+            outcome.reports.append(path)
 
 
 def _records(

@@ -48,6 +48,11 @@ class Suite(ABC):
         Low scores are results, not errors. Raise only when the harness itself failed.
         """
 
+    def report(self, folder: Path, cells: list[dict[str, Any]]) -> Path | None:
+        """Write this suite's report (tables, plots) into the results folder after a run and
+        return its main file; the default writes none."""
+        return None
+
     def smoke_tasks(self) -> list[BenchTask]:
         marked = [task for task in self.tasks() if task.smoke]
         return marked or self.tasks()[:1]

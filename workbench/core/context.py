@@ -84,5 +84,5 @@ class AppContext:
         save_settings(self.settings, self.paths.settings_file)
 
     def close(self) -> None:
-        self.jobs.cancel_all()
+        self.jobs.close()
         self.store.close()

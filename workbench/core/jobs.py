@@ -4,6 +4,10 @@ A job function lives at module level (it is pickled by reference into a spawned 
 `Reporter` first. Events it reports arrive on the parent's bus, in order, through one monitor thread
 per job. Cancelling asks politely (the reporter's `cancelled` flag), then terminates, then kills:
 a job stops within a second whether or not it looks at the flag.
+
+Workers are kept warm between jobs (a few idle ones), because spawning a Python process and
+importing the domain libraries again costs about a second per job; a cancelled job's worker is
+always discarded, so cancelling never leaves a process behind.
 """
 
 from __future__ import annotations
@@ -16,13 +20,15 @@ import traceback
 from collections.abc import Callable
 from enum import StrEnum
 from multiprocessing.connection import wait as wait_for
+from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 from workbench.core.events import Event, EventBus, JobFinished, JobProgress, JobStarted
 
 GRACE_S = 0.25  # time a job gets to notice `cancelled` before it is terminated
-EXIT_S = 2.0  # how long a worker that reported its result may take to exit
+EXIT_S = 2.0  # how long a discarded worker may take to exit
 POLL_S = 0.05  # how often the monitor looks whether a silent worker is still alive
+MAX_IDLE_WORKERS = 2  # warm workers kept between jobs (the machines have few cores)
 _SPAWN = multiprocessing.get_context("spawn")  # fork is unsafe beside Qt and threads
 _numbers = itertools.count(1)
 
@@ -69,47 +75,64 @@ class Reporter:
         self._channel.put(("event", event))
 
 
-def _worker_main(
-    function: Callable[..., Any],
-    job_id: str,
-    channel: Any,
-    cancel_flag: Any,
-    args: tuple[Any, ...],
-    kwargs: dict[str, Any],
-) -> None:
-    reporter = Reporter(job_id, channel, cancel_flag)
-    try:
-        result = function(reporter, *args, **kwargs)
-    except JobCancelled:
-        channel.put(("cancelled", None))
-    except BaseException as error:
-        channel.put(("failed", f"{type(error).__name__}: {error}\n{traceback.format_exc()}"))
-    else:
-        channel.put(("done", result))
+def _worker_loop(tasks: Any, channel: Any, cancel_flag: Any) -> None:
+    """Runs in the worker process: one job after another until told to stop (None)."""
+    while (task := tasks.get()) is not None:
+        job_id, function, args, kwargs = task
+        reporter = Reporter(job_id, channel, cancel_flag)
+        try:
+            result = function(reporter, *args, **kwargs)
+        except JobCancelled:
+            channel.put(("cancelled", None))
+        except BaseException as error:
+            channel.put(("failed", f"{type(error).__name__}: {error}\n{traceback.format_exc()}"))
+        else:
+            try:  # the queue pickles in a background thread, where a failure would be lost
+                ForkingPickler.dumps(result)
+            except Exception as error:
+                channel.put(("failed", f"the result cannot be sent back ({error})"))
+            else:
+                channel.put(("done", result))
+
+
+class Worker:
+    """A spawned process with its task queue, event channel and cancel flag."""
+
+    def __init__(self) -> None:
+        self.tasks = _SPAWN.Queue()
+        self.channel = _SPAWN.Queue()
+        self.cancel_flag = _SPAWN.Event()
+        self.process = _SPAWN.Process(
+            target=_worker_loop, args=(self.tasks, self.channel, self.cancel_flag), daemon=True
+        )
+        self.process.start()
+
+    def stop(self) -> None:
+        self.tasks.put(None)
 
 
 class Job:
-    def __init__(self, title: str, bus: EventBus) -> None:
+    def __init__(self, title: str, bus: EventBus, release: Callable[[Worker], None]) -> None:
         self.id = f"job-{next(_numbers)}"
         self.title = title
         self.state = JobState.RUNNING
         self.error = ""
         self._bus = bus
+        self._release = release  # gives a healthy worker back to the runner
         self._result: Any = None
         self._finished = threading.Event()
-        self._channel = _SPAWN.Queue()
-        self._cancel_flag = _SPAWN.Event()
-        self._process: Any = None
+        self._cancel_asked = False
+        self._worker: Worker | None = None
 
-    def start(self, function: Callable[..., Any], args: tuple, kwargs: dict) -> Job:
-        self._process = _SPAWN.Process(
-            target=_worker_main,
-            args=(function, self.id, self._channel, self._cancel_flag, args, kwargs),
-            name=self.id,
-            daemon=True,
-        )
+    @property
+    def _process(self) -> Any:
+        return self._worker.process if self._worker else None
+
+    def start(self, worker: Worker, function: Callable[..., Any], args: tuple, kwargs: dict) -> Job:
+        self._worker = worker
+        worker.cancel_flag.clear()
         self._bus.publish(JobStarted(source=self.id, job_id=self.id, title=self.title))
-        self._process.start()
+        worker.tasks.put((self.id, function, args, kwargs))
         threading.Thread(target=self._monitor, name=f"{self.id}-monitor", daemon=True).start()
         return self
 
@@ -130,53 +153,66 @@ class Job:
         return self._result
 
     def cancel(self) -> None:
-        if self.done:
+        if self.done or self._worker is None:
             return
-        self._cancel_flag.set()
+        self._cancel_asked = True
+        self._worker.cancel_flag.set()
         threading.Thread(target=self._enforce_cancel, daemon=True).start()
 
     def _enforce_cancel(self) -> None:
         # only the monitor thread reaps the process (concurrent joins race on waitpid); here we
-        # just watch its sentinel
-        process = self._process
+        # just watch its sentinel. A cancelled job's worker goes, polite or not.
+        assert self._worker is not None
+        process = self._worker.process
         for stop in (process.terminate, process.kill):
             if wait_for([process.sentinel], GRACE_S):
                 return
             stop()
 
     def _monitor(self) -> None:
-        process = self._process
+        assert self._worker is not None
+        worker = self._worker
         while True:
             try:
-                kind, payload = self._channel.get(timeout=POLL_S)
+                kind, payload = worker.channel.get(timeout=POLL_S)
             except queue.Empty:
-                if process.is_alive():
+                if worker.process.is_alive():
                     continue
-                # a worker that ended normally flushed its last message before exiting; one
-                # that was terminated has none, so do not wait long for it
+                # a worker that was terminated sent no final message: do not wait long for one
                 try:
-                    kind, payload = self._channel.get(
-                        timeout=POLL_S if not self._cancel_flag.is_set() else 0.01
-                    )
+                    kind, payload = worker.channel.get(timeout=0.01)
                 except queue.Empty:
-                    cancelled = self._cancel_flag.is_set()
-                    reason = "" if cancelled else f"worker exited with code {process.exitcode}"
-                    self._finish(JobState.CANCELLED if cancelled else JobState.FAILED, reason)
+                    reason = f"worker exited with code {worker.process.exitcode}"
+                    self._finish(
+                        JobState.CANCELLED if self._cancel_asked else JobState.FAILED,
+                        "" if self._cancel_asked else reason,
+                        keep_worker=False,
+                    )
                     return
             if kind == "event":
                 self._bus.publish(payload)
                 continue
             if kind == "done":
                 self._result = payload
-            self._finish(JobState(kind), payload if kind == "failed" else "")
+            self._finish(
+                JobState(kind),
+                payload if kind == "failed" else "",
+                keep_worker=not self._cancel_asked,
+            )
             return
 
-    def _finish(self, state: JobState, error: str) -> None:
-        """Reap the worker first, so a finished job never leaves a process behind."""
-        self._process.join(EXIT_S)
-        if self._process.is_alive():  # sent its result but hangs on exit (stray threads)
-            self._process.kill()
-            self._process.join()
+    def _finish(self, state: JobState, error: str, keep_worker: bool) -> None:
+        """A kept worker goes back to the runner; any other is reaped before the job ends, so a
+        finished job never leaves a process behind."""
+        assert self._worker is not None
+        process = self._worker.process
+        if keep_worker:
+            self._release(self._worker)
+        else:
+            process.join(EXIT_S)  # a cancelled worker is being terminated by _enforce_cancel
+            if process.is_alive():
+                process.kill()
+                process.join()
         self.state, self.error = state, error
         self._finished.set()
         self._bus.publish(JobFinished(source=self.id, job_id=self.id, status=state, error=error))
@@ -186,13 +222,31 @@ class JobRunner:
     def __init__(self, bus: EventBus) -> None:
         self._bus = bus
         self._jobs: dict[str, Job] = {}
+        self._idle: list[Worker] = []
+        self._lock = threading.Lock()
+        self._closed = False
 
     def submit(
         self, function: Callable[..., Any], *args: Any, title: str = "", **kwargs: Any
     ) -> Job:
-        job = Job(title or getattr(function, "__name__", "job"), self._bus)
+        job = Job(title or getattr(function, "__name__", "job"), self._bus, self._release)
         self._jobs[job.id] = job
-        return job.start(function, args, kwargs)
+        return job.start(self._worker(), function, args, kwargs)
+
+    def _worker(self) -> Worker:
+        with self._lock:
+            while self._idle:
+                worker = self._idle.pop()
+                if worker.process.is_alive():
+                    return worker
+        return Worker()
+
+    def _release(self, worker: Worker) -> None:
+        with self._lock:
+            if not self._closed and len(self._idle) < MAX_IDLE_WORKERS:
+                self._idle.append(worker)
+                return
+        worker.stop()
 
     def get(self, job_id: str) -> Job | None:
         return self._jobs.get(job_id)
@@ -203,3 +257,12 @@ class JobRunner:
     def cancel_all(self) -> None:
         for job in self.running():
             job.cancel()
+
+    def close(self) -> None:
+        """Cancel what runs and let the warm workers go."""
+        self.cancel_all()
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for worker in idle:
+            worker.stop()

@@ -71,8 +71,8 @@ class WorkflowSuite(Suite):
             for style in tasks.styles(self.problem)
         ]
 
-    def report(self, folder: Path, cells: list[dict[str, Any]] | None = None) -> Path:
-        """scores.csv and report.html in the results folder (for a runner hook after a run)."""
+    def report(self, folder: Path, cells: list[dict[str, Any]]) -> Path:
+        """scores.csv and report.html in the results folder (all cells there, every suite)."""
         from workbench_plugins.topopt.workflow.report import write_report
 
         return write_report(folder)
