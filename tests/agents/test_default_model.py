@@ -66,3 +66,17 @@ def test_prompt_overhead_is_printed_by_the_bench(tmp_path) -> None:
     [cell] = read_cells(tmp_path).values()
     scores = cell["scores"]
     assert scores["single_agent_tokens"] > scores["specialist_topopt_tokens"] > 0
+
+
+def test_every_llamacpp_completion_is_bounded_with_a_fake_llama_class() -> None:
+    from workbench.agents.llamacpp import MAX_COMPLETION_TOKENS, _bounded
+
+    class FakeLlama:
+        def create_completion(self, prompt: str, max_tokens: int | None = 16) -> int | None:
+            return max_tokens
+
+    bounded = _bounded(FakeLlama)()
+    assert bounded.create_completion("p", max_tokens=None) == MAX_COMPLETION_TOKENS  # unlimited
+    assert bounded.create_completion("p", max_tokens=-1) == MAX_COMPLETION_TOKENS
+    assert bounded.create_completion("p", max_tokens=64) == 64
+    assert bounded.create_completion("p", max_tokens=10_000) == MAX_COMPLETION_TOKENS

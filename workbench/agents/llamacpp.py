@@ -27,6 +27,7 @@ from pydantic import ConfigDict, Field
 from workbench.agents.backends import BackendError
 
 CHAT_FORMAT = "chatml-function-calling"
+MAX_COMPLETION_TOKENS = 512
 
 
 def load_llama(path: str, context_size: int) -> Any:
@@ -40,9 +41,23 @@ def load_llama(path: str, context_size: int) -> Any:
     if not Path(path).is_file():
         raise BackendError(f"No GGUF model file at {path!r}; give llamacpp:<path-to-gguf>.")
     # a fixed seed: the same prompt gives the same reply, so benchmark reruns are comparable
-    return Llama(
+    return _bounded(Llama)(
         model_path=path, n_ctx=context_size, chat_format=CHAT_FORMAT, seed=0, verbose=False
     )
+
+
+def _bounded(llama_class: type) -> type:
+    """llama.cpp's function-calling handler generates tool arguments with no token limit, and a
+    small model can then fill the whole context (minutes of generation, then an overflow). Every
+    completion here gets a limit; a cut-off argument list comes back as a malformed tool call."""
+
+    class BoundedLlama(llama_class):  # type: ignore[misc, valid-type]
+        def create_completion(self, *args: Any, max_tokens: int | None = None, **kwargs: Any):  # type: ignore[no-untyped-def]
+            limit = MAX_COMPLETION_TOKENS
+            bounded = limit if max_tokens is None or max_tokens <= 0 else min(max_tokens, limit)
+            return super().create_completion(*args, max_tokens=bounded, **kwargs)
+
+    return BoundedLlama
 
 
 def to_openai(message: BaseMessage) -> dict[str, Any]:
@@ -97,13 +112,21 @@ class LlamaCppChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        response = self.llama.create_chat_completion(
-            messages=[to_openai(m) for m in messages],
-            tools=self.tools or None,
-            tool_choice="auto" if self.tools else None,
-            max_tokens=self.max_tokens,
-            stop=stop,
-        )
+        try:
+            response = self.llama.create_chat_completion(
+                messages=[to_openai(m) for m in messages],
+                tools=self.tools or None,
+                tool_choice="auto" if self.tools else None,
+                max_tokens=self.max_tokens,
+                stop=stop,
+            )
+        except ValueError as error:
+            if "exceed context window" not in str(error):
+                raise
+            raise BackendError(
+                f"The conversation no longer fits the model's context ({error}). Start a new "
+                "conversation, or raise the context size in settings."
+            ) from error
         choice = response["choices"][0]["message"]
         tool_calls, invalid = [], []
         for call in choice.get("tool_calls") or []:
