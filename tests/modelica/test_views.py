@@ -3,7 +3,6 @@ screenshots kept in $WORKBENCH_TEST_ARTIFACTS (else tests/artifacts/) under mode
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -14,19 +13,13 @@ pytest.importorskip("pyqtgraph")
 from PySide6.QtGui import QColor
 
 from tests.modelica.conftest import MODELS
+from tests.support.artifacts import artifact_folder
 from tests.ui.conftest import gui_loop  # noqa: F401  (a qasync loop for start_task)
 from workbench.ui.async_loop import running_tasks
 from workbench_plugins.modelica import harness
 from workbench_plugins.modelica.views import EditorView, TrajectoryView
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def artifact_folder() -> Path:
-    base = os.environ.get("WORKBENCH_TEST_ARTIFACTS")
-    folder = (Path(base) if base else ROOT / "tests" / "artifacts") / "modelica-views"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def coloured_pixels(image, colour: str, tolerance: int = 40) -> int:  # type: ignore[no-untyped-def]
@@ -88,7 +81,7 @@ def test_trajectory_view_overlays_candidates_with_invariant_marks(  # type: igno
     assert labels[0] != labels[1] and all("SpringMassDamper" in label for label in labels)
     qtbot.wait(50)
     image = view.grab().toImage()
-    image.save(str(artifact_folder() / "trajectories.png"))
+    image.save(str(artifact_folder("modelica-views") / "trajectories.png"))
     assert coloured_pixels(image, "#1f77b4") > 100  # the curves are drawn, not a blank plot
     assert coloured_pixels(image, "#b00020") > 20  # and the bounds
     harness.forget_run(run.id)
@@ -111,7 +104,7 @@ def test_editor_checks_and_shows_diagnostics_in_place(qtbot, context, tmp_path: 
     editor.diagnostics.itemClicked.emit(editor.diagnostics.item(0))
     assert editor.editor.textCursor().blockNumber() == 9
     qtbot.wait(50)
-    editor.grab().save(str(artifact_folder() / "editor-diagnostics.png"))
+    editor.grab().save(str(artifact_folder("modelica-views") / "editor-diagnostics.png"))
     # fix it in the editor and simulate through the same tool the agent uses
     editor.editor.setPlainText(editor.editor.toPlainText().replace("/ Rr;", "/ R;"))
     editor.last_result = None

@@ -3,9 +3,7 @@ progress updating; a print starts only after the person confirmed; a screenshot 
 
 from __future__ import annotations
 
-import asyncio
 import itertools
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,22 +18,14 @@ from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from tests.rigs.marlin_emulator import executed_commands, running_emulator
-from workbench.ui.async_loop import attached_event_loop, running_tasks
+from tests.support.artifacts import artifact_folder
+from tests.ui.conftest import gui_loop  # noqa: F401  (a qasync loop for start_task)
+from workbench.ui.async_loop import running_tasks
 from workbench_plugins.printing.views import PrinterPanel
 
-ARTIFACTS = Path(
-    os.environ.get("WORKBENCH_TEST_ARTIFACTS") or Path(__file__).parents[1] / "artifacts"
-)
-
 
 @pytest.fixture
-def gui_loop(qapp: object) -> Iterator[asyncio.AbstractEventLoop]:
-    with attached_event_loop(qapp) as loop:  # type: ignore[arg-type]
-        yield loop
-
-
-@pytest.fixture
-def panel(qtbot: QtBot, app: object, gui_loop: object) -> Iterator[PrinterPanel]:
+def panel(qtbot: QtBot, app: object) -> Iterator[PrinterPanel]:  # gui_loop is autouse
     widget = PrinterPanel(app)  # type: ignore[arg-type]
     qtbot.addWidget(widget)
     widget.resize(900, 700)
@@ -81,8 +71,7 @@ def test_panel_streams_with_temperatures_progress_and_confirmation(
         qtbot.waitUntil(
             lambda: len(panel.samples) >= 3 and panel.samples[-1][1] > 100, timeout=10000
         )
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        assert panel.grab().save(str(ARTIFACTS / "printer_panel.png"))
+        assert panel.grab().save(str(artifact_folder() / "printer_panel.png"))
         qtbot.waitUntil(lambda: panel.progress.value() == 1000, timeout=30000)
         heartbeat.stop()
 
@@ -92,7 +81,7 @@ def test_panel_streams_with_temperatures_progress_and_confirmation(
     assert executed_commands(log)[-1] == short_gcode.read_text().splitlines()[-1]
     gaps = [b - a for a, b in itertools.pairwise(ticks)]
     print(f"GUI heartbeat during streaming: max gap {max(gaps) * 1000:.1f} ms")
-    assert (ARTIFACTS / "printer_panel.png").stat().st_size > 1000
+    assert (artifact_folder() / "printer_panel.png").stat().st_size > 1000
 
 
 def test_terminal_and_emergency_stop(qtbot: QtBot, panel: PrinterPanel, tmp_path: Path) -> None:

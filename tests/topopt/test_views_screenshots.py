@@ -18,15 +18,9 @@ import pytest
 from PySide6.QtGui import QColor, QImage
 
 from tests.rigs.xvfb import running_xvfb
+from tests.support.artifacts import artifact_folder
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def artifact_folder() -> Path:
-    base = os.environ.get("WORKBENCH_TEST_ARTIFACTS")
-    folder = (Path(base) if base else ROOT / "tests" / "artifacts") / "topopt-views"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def region_colours(image: QImage, rect: list[int], step: int = 3) -> list[QColor]:
@@ -42,7 +36,7 @@ def region_colours(image: QImage, rect: list[int], step: int = 3) -> list[QColor
 @pytest.mark.slow
 @pytest.mark.timeout(900)  # a 1.3M-triangle mesh on software GL, on a shared 2-core machine
 def test_screenshots_show_the_field_and_the_mesh(tmp_path: Path) -> None:
-    out = artifact_folder()
+    out = artifact_folder("topopt-views")
     for old in out.glob("*.png"):
         old.unlink()
     with running_xvfb() as display:

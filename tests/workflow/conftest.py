@@ -3,19 +3,10 @@ the expensive part (about 15 Beams2D optimisations)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import ROOT
-
-
-def artifacts_dir() -> Path:
-    folder = Path(os.environ.get("WORKBENCH_TEST_ARTIFACTS") or ROOT / "tests" / "artifacts")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.workflow.conftest import artifacts_dir
+from tests.support.artifacts import artifact_folder
 from workbench.bench.runner import run_bench
 from workbench.core.context import AppContext
 from workbench_plugins.topopt.workflow import report
@@ -101,7 +101,7 @@ def test_report_has_csv_and_renders_in_headless_chromium(validation, tmp_path: P
         timeout=120,
         capture_output=True,
     )
-    kept = artifacts_dir() / "workflow-report.png"
+    kept = artifact_folder() / "workflow-report.png"
     shutil.copyfile(shot, kept)
     from PIL import Image
 

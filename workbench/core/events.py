@@ -8,12 +8,11 @@ order); the default calls the handler at once, which is what headless progress o
 
 from __future__ import annotations
 
-import itertools
 import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -22,8 +21,6 @@ log = logging.getLogger(__name__)
 E = TypeVar("E", bound="Event")
 Handler = Callable[[Any], None]
 Deliver = Callable[[Handler, Any], None]
-
-_sequence = itertools.count(1)
 
 
 class Event(BaseModel):
@@ -77,12 +74,11 @@ def call_now(handler: Handler, event: Any) -> None:
     handler(event)
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity: the same handler may subscribe twice
 class Subscription:
     event_type: type[Event]
     handler: Handler
     deliver: Deliver
-    number: int = field(default_factory=lambda: next(_sequence))
 
 
 class EventBus:
