@@ -156,18 +156,24 @@ def quiet() -> Iterator[None]:
         yield
 
 
+def problem_class(problem_type: str) -> Any:
+    """The EngiBench class (imported on first use: the import takes 1-2 s)."""
+    if check_problem_type(problem_type) == "beams2d":
+        from engibench.problems.beams2d.v0 import Beams2D
+
+        return Beams2D
+    from engibench.problems.photonics2d.v0 import Photonics2D
+
+    return Photonics2D
+
+
 def create(problem_type: str, config: ProblemConfig, seed: int = 0) -> Any:
     """A fresh EngiBench problem (Beams2D keeps solver state across calls: never reuse one)."""
+    cls = problem_class(problem_type)
     with quiet():
-        if check_problem_type(problem_type) == "beams2d":
-            from engibench.problems.beams2d.v0 import Beams2D
-
-            assert isinstance(config, Beams2DConfig)
-            return Beams2D(seed=seed, config=config.model_dump())
-        from engibench.problems.photonics2d.v0 import Photonics2D
-
-        assert isinstance(config, Photonics2DConfig)
-        return Photonics2D(
+        if isinstance(config, Beams2DConfig):
+            return cls(seed=seed, config=config.model_dump())
+        return cls(
             seed=seed,
             config=config.model_dump(exclude={"num_elems_x", "num_elems_y"}),
             num_elems_x=config.num_elems_x,

@@ -345,7 +345,14 @@ def convert_design_to_stl(args: StlArgs, context: ToolContext) -> StlResult:
     else:  # 'last', 'optimized', 'initial' like the other tools
         with engine_errors():
             config = engine.parse_config(args.problem_type, None)
-            design = designs.resolve(context, source, args.problem_type, config, 0).design
+            resolved = designs.resolve(context, source, args.problem_type, config, 0)
+        if resolved.source == "random":  # an export of a made-up design would pass unnoticed
+            raise ToolFailure(
+                f"{source!r} names no design to export.",
+                hint="Pass the .npy path that optimize_design returned (save_path), or 'last' "
+                "for the newest optimized design.",
+            )
+        design = resolved.design
     stem = Path(source).stem if designs.looks_like_path(source) else f"{args.problem_type}_design"
     stl_path = designs.output_path(context, args.stl_file_path, f"{stem}.stl")
     settings = StlSettings(args.threshold, args.scale_xy, args.scale_z, args.mirror_y)

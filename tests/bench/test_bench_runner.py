@@ -135,3 +135,36 @@ def test_without_model_it_says_which_default_it_uses(tmp_path: Path) -> None:
     [record] = read_cells(tmp_path).values()
     assert record["model"] in ("llamacpp:embedded", "reference")
     assert f"model {record['model']}:" in err
+
+
+def test_suites_of_one_report_group_write_one_report_over_all_their_cells(tmp_path: Path) -> None:
+    from workbench.bench.runner import BenchOutcome, _write_reports
+    from workbench.bench.suite import Suite
+
+    calls: list[tuple[str, int]] = []
+
+    class Grouped(Suite):
+        report_group = "shared"
+
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def tasks(self):  # pragma: no cover - not planned here
+            return []
+
+        def run(self, task, model, seed, cell):  # pragma: no cover
+            return {}
+
+        def report(self, folder: Path, cells: list[dict]) -> Path:
+            calls.append((self.name, len(cells)))
+            return folder / f"{self.name}.html"
+
+    class Alone(Grouped):
+        report_group = ""
+
+    suites = {name: Grouped(name) for name in ("g-b", "g-a")} | {"solo": Alone("solo")}
+    finished = [{"suite": name} for name in ("g-a", "g-b", "g-b", "solo")]
+    outcome = BenchOutcome(tmp_path, 4, 0, 4)
+    _write_reports(suites, finished, tmp_path, outcome)
+    assert sorted(calls) == [("g-a", 3), ("solo", 1)]
+    assert sorted(p.name for p in outcome.reports) == ["g-a.html", "solo.html"]

@@ -247,3 +247,13 @@ def test_photonics_optimisation_through_the_tool(context: Any) -> None:
     candidate = context.ledger.candidate(result["candidate_id"])
     assert candidate.subject.startswith("photonics2d:")
     assert "volume_fraction" not in result["invariants"]
+
+
+def test_export_of_a_description_that_names_no_design_is_refused(context: Any) -> None:
+    """simulate/render treat an unknown description as a random design (as the reference does);
+    an export must not: a made-up STL would pass for the agent's work."""
+    outcome = call(context, "convert_design_to_stl", {"npy_file_path": "the beam"})
+    assert outcome.error.kind == "failed"
+    assert "'the beam' names no design" in outcome.error.message
+    assert "save_path" in outcome.error.hint
+    assert context.store.artifacts("stl") == []

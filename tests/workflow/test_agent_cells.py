@@ -22,7 +22,7 @@ def test_scripted_agent_asks_for_clarification_and_is_scored(context, tmp_path: 
             "tool_calls": [
                 {
                     "name": "ask_human_for_clarification",
-                    "args": {"question": "Which volume fraction and rmin?"},
+                    "args": {"clarification_request": "Which volume fraction and rmin?"},
                 }
             ],
             "usage": {"input_tokens": 400, "output_tokens": 20},
@@ -32,7 +32,7 @@ def test_scripted_agent_asks_for_clarification_and_is_scored(context, tmp_path: 
         {"content": "Waiting."},
     ]
     path = tmp_path / "script.json"
-    path.write_text(json.dumps(script))  # the runtime's clarification tool takes "question"
+    path.write_text(json.dumps(script))
     suite, task = natural_task()
     cell = PlannedCell(suite.name, task, f"scripted:{path}", 0)
     record = execute_cell(suite, cell, context, tmp_path / "out")

@@ -122,3 +122,37 @@ def test_styles_prompts_and_optimal_calls() -> None:
     assert f"num_optimization_steps: {tasks.PHOTONICS_STEPS}" in photonics.prompt
     with pytest.raises(ValueError, match="not a photonics2d style"):
         tasks.build("photonics2d", "FULL", 0, 0)
+
+
+def test_photonics_tasks_follow_the_reference_prompts() -> None:
+    """Every Photonics2D style asks for the simulation (so it is an optimal call), and W-COND's
+    total_overlap limit is drawn from [0.05, 0.35] (our ground truths' spread) at 2 decimals,
+    without changing the reference's export draws that follow it."""
+    for style in tasks.PHOTONICS_STYLES:
+        spec = tasks.build("photonics2d", style, 0, 0, target=0.3)
+        assert "photonic structure optimization, simulate the result" in spec.prompt or (
+            style == "W-COND" and "simulate the result" in spec.prompt
+        )
+        assert "2. Simulation" in spec.prompt and "3. Post-processing & Export" in spec.prompt
+        assert spec.optimal_calls == (
+            "optimize_design",
+            "simulate_design",
+            "convert_design_to_stl",
+        )
+    assert tasks.build("beams2d", "W-DISTRACT", 0, 0).optimal_calls == (
+        "optimize_design",
+        "convert_design_to_stl",
+    )
+    limits = [
+        tasks.build("photonics2d", "W-COND", seed, 0, target=0.3).draws.extra["limit"]
+        for seed in range(30)
+    ]
+    assert tasks.build("photonics2d", "W-COND", 0, 0, target=0.3).draws.extra["limit"] == 0.24
+    assert all(0.05 <= limit <= 0.35 and round(limit, 2) == limit for limit in limits)
+    beams_exports = exports("beams2d", "W-COND", 0, 0, target=100.0)
+    assert exports("photonics2d", "W-COND", 0, 0, target=0.0) == beams_exports
+    branches = {
+        tasks.build("photonics2d", "W-COND", 0, 0, target=target).draws.extra["branch"]
+        for target in (0.23, 0.25)
+    }
+    assert branches == {"low", "high"}

@@ -28,7 +28,8 @@ def test_reference_passes_and_every_off_target_policy_fails_what_it_targets(vali
     assert validation.checked == len(cells) >= 15
     records = {r["key"]: r for r in report.workflow_cells(validation.folder)}
     reference = [r for r in records.values() if r["model"] == "reference"]
-    assert len(reference) == 7 and all(r["scores"]["task_completion"] == 1.0 for r in reference)
+    assert len(reference) == 7 + 3 and all(r["scores"]["task_completion"] == 1.0 for r in reference)
+    assert {r["problem"] for r in reference} == {"beams2d", "photonics2d"}
     for record in reference:
         scores = record["scores"]
         assert scores["tool_use"] == 1.0
@@ -40,6 +41,20 @@ def test_reference_passes_and_every_off_target_policy_fails_what_it_targets(vali
     assert {g["model"] for g in summary["groups"]} >= {"reference", "offtarget:inverted-branch"}
 
 
+def test_engibench_time_is_measured_inside_each_cell(validation) -> None:
+    """The overhead ratio's denominator: the worker's own EngiBench time arrives (not 0) and never
+    exceeds the cell's wall time; frame streaming is counted apart, as overhead."""
+    reference = [r for r in report.workflow_cells(validation.folder) if r["model"] == "reference"]
+    designed = [r for r in reference if r["style"] != "NATURAL"]
+    assert designed
+    for record in designed:
+        timing = record["details"]["timing"]
+        assert 0.5 < timing["engibench_s"] <= record["duration_s"], record["key"]
+        assert 0.0 < timing["streaming_s"] < timing["engibench_s"], record["key"]
+    cost = report.overhead(reference)
+    assert 1.0 <= cost["ratio"] < 3.0 and cost["cells"] == len(reference)
+
+
 def _strip(record: dict[str, Any]) -> dict[str, Any]:
     record = json.loads(json.dumps(record))
     for key in VOLATILE_KEYS:
@@ -49,6 +64,21 @@ def _strip(record: dict[str, Any]) -> dict[str, Any]:
             holder = holder.get(part, {})
         holder.pop(parts[-1], None)
     return record
+
+
+def _same_within(a: Any, b: Any, rel: float) -> bool:
+    """Equal, except that floats may differ by a relative `rel`."""
+    if isinstance(a, float) or isinstance(b, float):
+        return (
+            isinstance(a, int | float)
+            and isinstance(b, int | float)
+            and a == pytest.approx(b, rel=rel, abs=1e-9)
+        )
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_within(a[k], b[k], rel) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same_within(x, y, rel) for x, y in zip(a, b, strict=True))
+    return a == b
 
 
 def test_rerun_gives_identical_results_apart_from_volatile_keys(
@@ -64,8 +94,18 @@ def test_rerun_gives_identical_results_apart_from_volatile_keys(
         context.close()
     assert not outcome.errors
     first = {r["key"]: r for r in report.workflow_cells(validation.folder)}
-    for record in report.workflow_cells(tmp_path / "again"):
-        assert _strip(record) == _strip(first[record["key"]]), record["key"]
+    rerun = report.workflow_cells(tmp_path / "again")
+    assert {r["problem"] for r in rerun} == {"beams2d", "photonics2d"}
+    for record in rerun:
+        before = _strip(first[record["key"]])
+        if record["problem"] == "beams2d":
+            assert _strip(record) == before, record["key"]
+        else:
+            # EngiBench's own Photonics2D solve repeats only to ~1e-14 (ceviche/SuperLU sum in
+            # an order that varies between runs, even simulating one design twice); the designs
+            # stay bit-identical, the objective history drifts up to ~1e-9 over 20 steps.
+            assert _same_within(_strip(record), before, rel=1e-6), record["key"]
+            assert record["scores"]["iou"] == before["scores"]["iou"] == 1.0
     text = (tmp_path / "again" / "results.jsonl").read_text()
     assert str(tmp_path) not in text and str(workflow_home) not in text  # no absolute paths
 

@@ -22,6 +22,11 @@ def cell_key(suite: str, task: str, model: str, seed: int) -> str:
     return f"{suite}|{task}|{model}|{seed}"
 
 
+def cell_folder(out: Path, key: str) -> Path:
+    """Where a cell may keep its files: <out>/cells/<key made file-name safe>."""
+    return out / "cells" / key.replace("|", "__").replace("/", "_").replace(":", "_")
+
+
 def append_cell(folder: Path, record: dict[str, Any]) -> None:
     line = (json.dumps(record, sort_keys=True, default=str) + "\n").encode()
     descriptor = os.open(folder / RESULTS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

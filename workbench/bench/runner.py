@@ -11,7 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.bench.results import append_cell, cell_key, read_cells, write_summary
+from workbench.bench.results import (
+    append_cell,
+    cell_folder,
+    cell_key,
+    read_cells,
+    write_summary,
+)
 from workbench.bench.suite import BenchTask, CellContext, Suite
 from workbench.core.context import AppContext
 
@@ -77,7 +83,7 @@ def plan(
 
 def execute_cell(suite: Suite, cell: PlannedCell, context: AppContext, out: Path) -> dict[str, Any]:
     """Run one cell; a harness failure becomes a record with status "error", never an exception."""
-    folder = out / "cells" / cell.key.replace("|", "__").replace("/", "_").replace(":", "_")
+    folder = cell_folder(out, cell.key)
     folder.mkdir(parents=True, exist_ok=True)
     record: dict[str, Any] = {
         "key": cell.key,
@@ -158,10 +164,15 @@ def run_bench(
 def _write_reports(
     suites: dict[str, Suite], finished: list[dict[str, Any]], out: Path, outcome: BenchOutcome
 ) -> None:
-    """Each suite's own report; one that fails is a harness error, the results stay."""
+    """One report per suite or report group; one that fails is a harness error, the results
+    stay."""
+    groups: dict[str, list[str]] = {}
     for name in sorted({cell["suite"] for cell in finished}):
+        groups.setdefault(suites[name].report_group or name, []).append(name)
+    for members in groups.values():
+        name = members[0]
         try:
-            path = suites[name].report(out, [c for c in finished if c["suite"] == name])
+            path = suites[name].report(out, [c for c in finished if c["suite"] in members])
         except Exception as error:
             outcome.errors.append(f"{name} report: {type(error).__name__}: {error}")
             continue

@@ -36,6 +36,9 @@ class CellContext:
 class Suite(ABC):
     name: str = ""
     description: str = ""
+    # Suites with the same report group share one report: the runner asks only the first of
+    # them (by name), with the cells of all of them. Empty: the suite reports on its own.
+    report_group: str = ""
 
     @abstractmethod
     def tasks(self) -> list[BenchTask]:

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
-from workbench.bench.results import read_cells
-from workbench_plugins.topopt.workflow import tasks
+from workbench.bench.results import cell_folder, read_cells
+from workbench_plugins.topopt.workflow import global_metrics, tasks
 
 CSV_FILE = "scores.csv"
 HTML_FILE = "report.html"
@@ -39,7 +39,7 @@ TOOLS = (
 CSS = """body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;
 margin:8px 0 20px}td,th{border:1px solid #bbb;padding:4px 8px;text-align:right}
 th{background:#eee}td.l{text-align:left}img{max-width:100%;border:1px solid #ddd;margin:4px 0}
-.err{color:#a00}"""
+.err{color:#a00}tr.m td{background:#f4f4f4;font-style:italic}"""
 
 
 def workflow_cells(folder: Path) -> list[dict[str, Any]]:
@@ -208,7 +208,7 @@ def comparisons(folder: Path, cells: list[dict[str, Any]]) -> str:
             picked.setdefault((cell["problem"], cell["style"], cell["model"]), cell)
     out = []
     for cell in list(picked.values())[:SAMPLE_COMPARISONS]:
-        path = folder / "cells" / _cell_folder(cell["key"]) / cell["details"]["designs_file"]
+        path = cell_folder(folder, cell["key"]) / cell["details"]["designs_file"]
         if not path.is_file():
             continue
         with np.load(path) as stored:
@@ -246,13 +246,69 @@ def overhead(cells: list[dict[str, Any]]) -> dict[str, float]:
     }
 
 
-def _cell_folder(key: str) -> str:
-    return key.replace("|", "__").replace("/", "_").replace(":", "_")  # as the runner names it
+def _global_row(values: list[Any], summary: bool = False) -> str:
+    """model and style left-aligned (escaped), the rest as given; a summary row is shaded."""
+    cells = [f'<td class="l">{html.escape(str(v))}</td>' for v in values[:2]]
+    cells += [f"<td>{v}</td>" for v in values[2:]]
+    shade = ' class="m"' if summary else ""
+    return f"<tr{shade}>{''.join(cells)}</tr>"
+
+
+def global_tables(result: dict[str, Any]) -> str:
+    """Per problem: the global metrics of every (model, style, seed), each (model, style) followed
+    by its mean &plusmn; std over seeds (population std, as the tables above)."""
+    intro = (
+        "<p>Over the designs found (status ok, the ground truth's shape), per seed; every number "
+        f"in <a href='{global_metrics.GLOBAL_FILE}'>{global_metrics.GLOBAL_FILE}</a>. MMD and "
+        f"DPP: Gaussian kernel, &sigma; = {global_metrics.SIGMA:g}, on flattened designs; MMD "
+        "against the problem's distinct ground truths in this folder (no dataset); DPP = "
+        "det(K + 10<sup>-6</sup> I). IOG/COG/FOG: first, summed and last optimality gap, "
+        "averaged over the designs with an optimisation history (Photonics2D's history is "
+        "EngiBench's internal objective, overlap &minus; penalty at the current projection "
+        "sharpness, so its gaps are offset from the simulated total_overlap, as in the "
+        "reference). RVC: fraction with "
+        "|mean &minus; volfrac| &ge; 0.01 (Beams2D only).</p>"
+    )
+    names = global_metrics.METRICS
+    columns = ("model", "style", "seed", "n designs", *(name.upper() for name in names))
+    head = "".join(f"<th>{column}</th>" for column in columns)
+    out = []
+    for problem in sorted({group["problem"] for group in result["groups"]}):
+        styles = tasks.styles(problem)
+        settings = sorted(
+            (s for s in result["summary"] if s["problem"] == problem),
+            key=lambda s: (
+                s["model"] != "reference",
+                s["model"],
+                styles.index(s["style"]) if s["style"] in styles else len(styles),
+                s["style"],
+            ),
+        )
+        rows = []
+        for setting in settings:
+            label = [setting["model"], setting["style"]]
+            for group in result["groups"]:
+                if (group["problem"], group["model"], group["style"]) == (problem, *label):
+                    metrics = group["metrics"]
+                    numbers = [f"{metrics[n]:.4g}" if n in metrics else "-" for n in names]
+                    rows.append(_global_row([*label, group["seed"], group["n_designs"], *numbers]))
+            mean, std = setting["mean"], setting["std"]
+            numbers = [f"{mean[n]:.4g} &plusmn; {std[n]:.2g}" if n in mean else "-" for n in names]
+            count = len(setting["seeds"])
+            seeds = f"mean &plusmn; std ({count} seed{'s' * (count != 1)})"
+            rows.append(_global_row([*label, seeds, setting["n_designs"], *numbers], True))
+        truths = result["reference_designs"].get(problem, 0)
+        out.append(
+            f"<h3>{problem}: MMD reference set = {truths} distinct ground truth(s)</h3>"
+            f"<table><tr>{head}</tr>{''.join(rows)}</table>"
+        )
+    return intro + ("".join(out) or "<p>No cell produced a design.</p>")
 
 
 def write_report(folder: Path) -> Path:
     cells = workflow_cells(folder)
     write_csv(folder, cells)
+    metrics = global_metrics.write_global_metrics(folder, cells)
     by_problem: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for cell in cells:
         by_problem[cell["problem"]].append(cell)
@@ -284,6 +340,8 @@ def write_report(folder: Path) -> Path:
             f"<h3>{problem}: combined score distributions</h3>",
             co_distributions(group, problem),
         ]
+    if cells:
+        parts += ["<h2>Global metrics per seed</h2>", global_tables(metrics)]
     cost = overhead(cells)
     if cost["cells"]:
         parts.append(

@@ -173,6 +173,31 @@ def extract_objective(calls: list[ToolCall], objective: str) -> float | None:
     return None
 
 
+def extract_history(calls: list[ToolCall]) -> list[float]:
+    """The objective per iteration of the first optimize_design that reports one."""
+    for call in calls:
+        if call.ok and call.name == "optimize_design" and call.result:
+            info = call.result.get("optimization_info") or {}
+            values = info.get("obj_values") if isinstance(info, dict) else None
+            if values:
+                return [float(v) for v in values]
+    return []
+
+
+def optimality_gaps(history: list[float], target: float) -> dict[str, float]:
+    """Spec section 3: gaps = objective per iteration - ground-truth objective; IOG the first,
+    COG their sum, FOG the last. Empty without a history or a finite target."""
+    if not history or not math.isfinite(target):
+        return {}
+    gaps = np.asarray(history, dtype=float) - target
+    return {"iog": float(gaps[0]), "cog": float(gaps.sum()), "fog": float(gaps[-1])}
+
+
+def volume_violation(design: npt.ArrayLike, volfrac: float, tolerance: float = TAU) -> float:
+    """1 if the design's mean density misses the volume fraction by the tolerance or more."""
+    return float(abs(float(np.mean(design)) - volfrac) >= tolerance)
+
+
 def mesh_is_watertight(path: str | Path) -> bool:
     """trimesh's check, retried after merging duplicate vertices (as the reference does)."""
     import trimesh
@@ -232,6 +257,9 @@ def score_cell(
         "task_completion": task_completion(calls, task),
         "tool_calls": float(len(calls)),
     }
+    scores.update(optimality_gaps(extract_history(calls), target_objective))
+    if design is not None and design.shape == truth.shape and task.problem == "beams2d":
+        scores["volume_violation"] = volume_violation(design, float(task.conditions["volfrac"]))
     scores["design_found"] = float(design is not None)
     scores["abstained"] = float(
         task.style == "NATURAL" and design is None and scores["task_completion"] == 1.0

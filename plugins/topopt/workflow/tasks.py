@@ -21,15 +21,21 @@ EXAMPLES = 5  # the paper's 5 samples per seed
 # designs live; Photonics2D as EngiBench's own dataset script (lambda1, lambda2, blur 0..4).
 BEAMS_RANGES = {"volfrac": (0.15, 0.55), "forcedist": (0.0, 1.0), "rmin": (1.5, 4.0)}
 PHOTONICS_RANGES = {"lambda1": (0.5, 1.25), "lambda2": (0.75, 1.5), "blur_radius": (0, 4)}
-# Photonics ground truth and tasks use a reduced Adam step count: 200 steps at ~1.3 s each are
-# not feasible per example on a 2-core machine; the prompt states the count so agents match it.
+# Photonics ground truth and tasks use a reduced Adam step count: EngiBench's 200 steps take
+# ~35 s per optimisation even on our fast path, twice per cell (agent and ground truth) on
+# 2 cores. 20 steps already give overlaps in the dataset's range (reference: median 0.29);
+# the prompt states the count so agents match it.
 PHOTONICS_STEPS = 20
 
 THRESHOLD = (0.3, 0.7)
 SCALE_XY = (0.5, 5.0)
 SCALE_Z = (5.0, 20.0)
 COMPLIANCE_T = (100.0, 300.0)  # W-COND, Beams2D (reference)
-OVERLAP_T = (0.2, 1.2)  # W-COND, Photonics2D: total_overlap range of our reduced-step designs
+# W-COND, Photonics2D: the reference draws the limit from [0.1, 0.8] to split its dataset (median
+# total_overlap 0.29) about evenly. Our 20-step ground truths have median 0.20 (seeds 0-2 x 5
+# examples), where that range sends 2 of 15 to the "high" branch; [0.05, 0.35] sends 7 of 15.
+# Only the limit's range differs: the draws after it, and so every export value, are unchanged.
+OVERLAP_T = (0.05, 0.35)
 MAX_TRIES = 100
 
 
@@ -244,10 +250,18 @@ def _export_lines(export: Export, indent: str = "   ") -> str:
 
 
 HEAD = "Execute a 2D topology optimization and export the resulting geometry as a 3D-printable STL file.\n\n"  # noqa: E501
+# Photonics2D prompts ask for the simulation in every style, as the reference's do.
+PHOTONICS_HEAD = "Execute a 2D photonic structure optimization, simulate the result, and export the geometry as a 3D-printable STL file.\n\n"  # noqa: E501
+SIMULATION = "2. Simulation\n   - Simulate the optimized design to obtain {name}\n\n"
 
 
 def _prompt(problem: str, style: str, conditions: dict[str, Any], draws: Draws) -> str:
     config = _configuration(problem, conditions)
+    head, export_section = HEAD, "2. Post-processing & Export"
+    if problem == "photonics2d":
+        head = PHOTONICS_HEAD
+        config += SIMULATION.format(name="total_overlap")
+        export_section = "3. Post-processing & Export"
     if style == "FULL":
         return (
             "Design a 2D beam structure.\n\nDesign requirements:\n"
@@ -266,9 +280,9 @@ def _prompt(problem: str, style: str, conditions: dict[str, Any], draws: Draws) 
         )
     if style == "W-RAND":
         return (
-            HEAD
+            head
             + config
-            + "2. Post-processing & Export\n"
+            + f"{export_section}\n"
             + _export_lines(draws.expected[0])
             + "   - Export: Save the final geometry as an STL file with these exact parameters"
         )
@@ -284,7 +298,7 @@ def _prompt(problem: str, style: str, conditions: dict[str, Any], draws: Draws) 
     if style == "W-DISTRACT":
         real, extra = draws.expected[0], draws.extra
         return (
-            HEAD + config + "2. Post-processing & Export\n"
+            head + config + f"{export_section}\n"
             f"   - Preview threshold (on-screen preview only): {extra['preview_threshold']:.2f}\n"
             f"   - Manufacturing threshold: {real.threshold:.2f}\n"
             f"   - Preview display XY scale (screen only): {extra['preview_scale_xy']:.2f}\n"
@@ -301,9 +315,9 @@ def _prompt(problem: str, style: str, conditions: dict[str, Any], draws: Draws) 
         return (
             "Execute a 2D topology optimization, simulate the result, then export the geometry as "
             "a 3D-printable STL file with parameters that depend on the simulation outcome.\n\n"
-            + config
-            + f"2. Simulation\n   - Simulate the optimized design to obtain {name}\n\n"
-            f"3. Post-processing & Export (conditional on {name})\n"
+            + _configuration(problem, conditions)
+            + SIMULATION.format(name=name)
+            + f"3. Post-processing & Export (conditional on {name})\n"
             f"   - If {name} > {limit}:\n"
             f"     - Thresholding: Apply a {high.threshold:.2f} density threshold\n"
             f"     - Mirror: {_mirror_text(high.mirror_y)}\n"
@@ -341,6 +355,16 @@ OPTIMAL_CALLS: dict[str, tuple[str, ...]] = {
         "convert_design_to_stl",
     ),
 }
+
+
+# Photonics2D's reference prompts all ask for the simulation, so it is an optimal call in each.
+PHOTONICS_OPTIMAL_CALLS = {"W-DISTRACT": OPTIMAL_CALLS["W-RAND"]}
+
+
+def optimal_calls(problem: str, style: str) -> tuple[str, ...]:
+    if problem == "photonics2d":
+        return PHOTONICS_OPTIMAL_CALLS.get(style, OPTIMAL_CALLS[style])
+    return OPTIMAL_CALLS[style]
 
 
 def styles(problem: str) -> tuple[str, ...]:
@@ -385,6 +409,6 @@ def build(
         conditions=conditions,
         config=problem_config(problem, conditions),
         prompt=_prompt(problem, style, conditions, draws),
-        optimal_calls=OPTIMAL_CALLS[style],
+        optimal_calls=optimal_calls(problem, style),
         draws=draws,
     )
