@@ -124,12 +124,13 @@ _lock = threading.Lock()
 
 
 def manager_for(app: AppContext) -> PrinterManager:
-    """The one manager of this app (created on first use, closed with the app's jobs)."""
+    """The one manager of this app (created on first use, closed when the app closes)."""
     with _lock:
         manager = _managers.get(id(app))
         if manager is None or manager.app is not app:
             manager = PrinterManager(app)
             _managers[id(app)] = manager
+            app.on_close(lambda: close_manager(app))
         return manager
 
 

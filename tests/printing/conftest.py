@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ needs_slicer = pytest.mark.skipif(
 
 
 @pytest.fixture
-def app(context: object) -> Iterator[object]:
+def app(context: object) -> object:
     """The app context; registers the printing tools when the entry point is not installed yet."""
     from workbench_plugins.printing.tools import tools
 
@@ -22,10 +21,7 @@ def app(context: object) -> Iterator[object]:
     for tool in tools():
         if registry.get(tool.name) is None:
             registry.register(tool, owner="printing")
-    yield context
-    from workbench_plugins.printing.printers import close_manager
-
-    close_manager(context)  # type: ignore[arg-type]
+    return context  # closing the context closes its printers (AppContext.on_close)
 
 
 @pytest.fixture

@@ -160,3 +160,19 @@ def test_serial_print_through_the_registry(app: object, gcode: Path, tmp_path: P
     assert status.result["progress"] == 1.0 and status.result["state"] == "idle"
     executed = [c for c in executed_commands(log) if c not in ("M110 N0", "M155 S2")]
     assert executed == [line for line in gcode.read_text().splitlines()]
+
+
+def test_closing_the_app_disconnects_printers_and_stops_their_loop(
+    workbench_home: Path, tmp_path: Path
+) -> None:
+    from workbench.core.context import AppContext
+    from workbench_plugins.printing.printers import manager_for
+
+    app = AppContext.open()
+    with running_emulator(tmp_path / "executed.log") as printer:
+        manager = manager_for(app)
+        host = manager.submit(manager.serial(printer.port)).result(10)
+        assert host.connected and manager._thread.is_alive()
+        app.close()
+        assert not host.connected
+        assert not manager._thread.is_alive()

@@ -7,6 +7,7 @@ their `ToolContext`.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +34,7 @@ class AppContext:
     plugins: PluginSet
     registry: ToolRegistry = field(init=False)
     notices: list[str] = field(default_factory=list)
+    _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
         self.registry = ToolRegistry(self)
@@ -83,6 +85,17 @@ class AppContext:
     def save_settings(self) -> None:
         save_settings(self.settings, self.paths.settings_file)
 
+    def on_close(self, closer: Callable[[], None]) -> None:
+        """Run `closer` when the app closes (latest first, before jobs and store): how a plugin's
+        own resources, such as the printers' I/O loop, end with the app."""
+        self._closers.append(closer)
+
     def close(self) -> None:
+        while self._closers:
+            closer = self._closers.pop()
+            try:
+                closer()
+            except Exception:  # one failing closer must not keep the rest (or the store) open
+                log.exception("closing %r failed", closer)
         self.jobs.close()
         self.store.close()

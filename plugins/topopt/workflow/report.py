@@ -26,7 +26,7 @@ from workbench_plugins.topopt.workflow import global_metrics, tasks
 
 CSV_FILE = "scores.csv"
 HTML_FILE = "report.html"
-SAMPLE_COMPARISONS = 6
+SAMPLE_COMPARISONS = 8
 TOOLS = (
     "optimize_design",
     "simulate_design",
@@ -200,14 +200,29 @@ def tokens_latency(cells: list[dict[str, Any]]) -> str:
     return _png(figure)
 
 
-def comparisons(folder: Path, cells: list[dict[str, Any]]) -> str:
-    """agent | ground truth | difference for the first cells (per style and model) with a design."""
-    picked: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for cell in sorted(_ok(cells), key=lambda c: c["model"] != "reference"):
+def comparison_sample(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Cells with a design, taken in turn from each (problem, model) so every model and problem is
+    shown before a second cell of any; within a group the lowest IoU first (where it went wrong)."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for cell in _ok(cells):
         if cell["scores"].get("design_found") and cell["details"].get("designs_file"):
-            picked.setdefault((cell["problem"], cell["style"], cell["model"]), cell)
+            groups[(cell["problem"], cell["model"])].append(cell)
+    order = sorted(groups, key=lambda group: (group[1] != "reference", group))
+    queues = [
+        sorted(groups[g], key=lambda c: (c["scores"].get("iou", 0.0), c["key"])) for g in order
+    ]
+    picked: list[dict[str, Any]] = []
+    while len(picked) < SAMPLE_COMPARISONS and any(queues):
+        for queue in queues:
+            if queue and len(picked) < SAMPLE_COMPARISONS:
+                picked.append(queue.pop(0))
+    return picked
+
+
+def comparisons(folder: Path, cells: list[dict[str, Any]]) -> str:
+    """agent | ground truth | difference for a sample of cells (comparison_sample)."""
     out = []
-    for cell in list(picked.values())[:SAMPLE_COMPARISONS]:
+    for cell in comparison_sample(cells):
         path = cell_folder(folder, cell["key"]) / cell["details"]["designs_file"]
         if not path.is_file():
             continue
