@@ -236,7 +236,10 @@ def comparisons(folder: Path, cells: list[dict[str, Any]]) -> str:
             axes.set_title(title, fontsize=8)
             axes.axis("off")
         axes = figure.add_subplot(1, 3, 3)
-        axes.imshow(agent - truth, cmap="RdBu", vmin=-1, vmax=1)
+        if agent.shape == truth.shape:
+            axes.imshow(agent - truth, cmap="RdBu", vmin=-1, vmax=1)
+        else:  # an agent may make a design of another size: it scores 0, nothing to subtract
+            axes.text(0.5, 0.5, f"shapes differ\n{agent.shape} vs {truth.shape}", ha="center")
         axes.set_title("difference", fontsize=8)
         axes.axis("off")
         caption = (
