@@ -4,6 +4,7 @@ Physical actions go through the tool registry (the same calls the agent makes) a
 person confirmed in a non-modal dialog; the emergency stop is the one exception, since it makes
 the machine safer. Serial I/O runs on the printers' own loop; the panel awaits it with start_task
 and hears back through PrinterEvents on the bus (subscribe_in_gui), so the GUI thread never waits.
+The G-code chosen for printing is shown layer by layer in a GcodePreview.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from workbench.core.context import AppContext
 from workbench.ui.async_loop import start_task
 from workbench.ui.bridge import subscribe_in_gui
 from workbench_plugins.printing.printers import PrinterEvent, is_url, manager_for
+from workbench_plugins.printing.views.gcode_preview import GcodePreview
 
 HISTORY_S = 600.0  # how much temperature history the plot keeps
 POLL_MS = 2000  # PrusaLink status polling
@@ -102,9 +104,14 @@ class PrinterPanel(QWidget):
         self.command = QLineEdit(placeholderText="G-code, e.g. M105 (Enter sends)")
         self.command.returnPressed.connect(self._send_typed)
 
+        self.preview = GcodePreview()
+        views = QHBoxLayout()
+        views.addWidget(self.plot, 1)
+        views.addWidget(self.preview, 1)
+
         layout = QVBoxLayout(self)
         layout.addLayout(top)
-        layout.addWidget(self.plot, 2)
+        layout.addLayout(views, 2)
         layout.addLayout(progress_row)
         layout.addLayout(buttons)
         layout.addWidget(self.terminal, 1)
@@ -157,6 +164,7 @@ class PrinterPanel(QWidget):
             self.print_file(path)
 
     def print_file(self, path: str, candidate_id: str | None = None) -> None:
+        self.preview.load(path)
         arguments: dict[str, Any] = {"printer": self.name, "gcode_path": path}
         if candidate_id:
             arguments["candidate_id"] = candidate_id
