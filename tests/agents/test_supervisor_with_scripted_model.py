@@ -150,3 +150,31 @@ def test_identical_repeated_tool_calls_end_the_hand_off_with_scripted_model(app,
     assert len(app.store.tool_calls("sample_add")) == 2
     report = next(m for m in model.seen[-1]["messages"] if isinstance(m, ToolMessage))
     assert "same arguments 3 times" in str(report.content)
+
+
+def test_a_tool_refusing_three_times_in_a_row_ends_the_hand_off_with_scripted_model(
+    app, scripted
+):
+    """Different arguments each time, so not the identical-call guard: a small model once retried
+    a refused call 36 times until its context was full."""
+    add_specialist(app, "notes", ("sample_write_note",), "Writes notes.")
+
+    def refused(text: str) -> dict:
+        return calls(call("sample_write_note", {"text": text, "fail_after_writing": True}))
+
+    runtime, model = scripted(
+        [
+            handoff("notes", "Write a note."),
+            refused("one"),
+            refused("two"),
+            refused("three"),  # the hand-off ends here: the next reply is the supervisor's
+            say("The notes tool keeps refusing."),
+        ]
+    )
+    result = runtime.send_sync("t-refused", "Write a note.")
+    assert result.status == "done", result.error
+    assert len(app.store.tool_calls("sample_write_note")) == 3
+    assert result.answer == "The notes tool keeps refusing."
+    report = next(m for m in model.seen[-1]["messages"] if isinstance(m, ToolMessage))
+    assert "sample_write_note failed 3 times in a row" in str(report.content)
+    assert "refused after writing" in str(report.content)

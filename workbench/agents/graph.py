@@ -74,6 +74,8 @@ MAX_CONSECUTIVE_ROUTES = 3  # a 4th hand-off in a row to the same specialist sto
 MAX_RETRIES = 3  # malformed replies allowed per agent and request (per hand-off for specialists)
 MAX_IDENTICAL_CALLS = 3  # the same tool call with the same arguments, per hand-off: small models
 # otherwise repeat one call until the step limit and lose the whole turn
+MAX_FAILED_IN_A_ROW = 3  # one tool failing this many times running ends the hand-off (a small
+# model otherwise retries a refused call with new arguments until its context is full)
 
 
 class AgentState(TypedDict, total=False):
@@ -170,6 +172,19 @@ def repeated_call(work: list[BaseMessage], pending: list[dict[str, Any]]) -> dic
         if call["id"] in succeeded
     )
     return next((call for call in pending if made[call_key(call)] >= MAX_IDENTICAL_CALLS - 1), None)
+
+
+def failing_streak(work: list[BaseMessage]) -> tuple[str, int, str]:
+    """The tool of the latest results if they all failed, how many in a row, its last error."""
+    tool, count, last_error = "", 0, ""
+    for message in reversed(work):
+        if not isinstance(message, ToolMessage):
+            continue
+        if message.status != "error" or (tool and message.name != tool):
+            break
+        tool, count = message.name or "", count + 1
+        last_error = last_error or text_of(message.content)
+    return tool, count, last_error
 
 
 @dataclass
@@ -636,6 +651,17 @@ def build_graph(deps: GraphDeps) -> StateGraph:
                 state,
                 f"{name} gave up: {deps.max_retries} of its tool calls were malformed "
                 "(see the tool errors above).",
+                config,
+                work,
+            )
+            command.update["transcript"] = [*transcript, *command.update["transcript"]]
+            return command
+        tool, streak, error = failing_streak(work)
+        if streak >= MAX_FAILED_IN_A_ROW:
+            command = report(
+                state,
+                f"{name} stopped: {tool} failed {streak} times in a row. The last error: "
+                f"{error} Re-route with what was missing, or answer.",
                 config,
                 work,
             )
