@@ -152,9 +152,7 @@ def test_identical_repeated_tool_calls_end_the_hand_off_with_scripted_model(app,
     assert "same arguments 3 times" in str(report.content)
 
 
-def test_a_tool_refusing_three_times_in_a_row_ends_the_hand_off_with_scripted_model(
-    app, scripted
-):
+def test_a_tool_refusing_three_times_in_a_row_ends_the_hand_off_with_scripted_model(app, scripted):
     """Different arguments each time, so not the identical-call guard: a small model once retried
     a refused call 36 times until its context was full."""
     add_specialist(app, "notes", ("sample_write_note",), "Writes notes.")
