@@ -80,3 +80,25 @@ def test_every_llamacpp_completion_is_bounded_with_a_fake_llama_class() -> None:
     assert bounded.create_completion("p", max_tokens=-1) == MAX_COMPLETION_TOKENS
     assert bounded.create_completion("p", max_tokens=64) == 64
     assert bounded.create_completion("p", max_tokens=10_000) == MAX_COMPLETION_TOKENS
+
+
+def test_embedded_model_uses_every_usable_cpu_with_a_fake_llama_class(
+    monkeypatch, tmp_path
+) -> None:
+    import llama_cpp
+
+    from workbench.agents import llamacpp
+
+    made: dict = {}
+
+    class FakeLlama:
+        def __init__(self, **kwargs: object) -> None:
+            made.update(kwargs)
+
+    monkeypatch.setattr(llama_cpp, "Llama", FakeLlama)
+    monkeypatch.setattr(llamacpp.os, "sched_getaffinity", lambda _: {0, 1, 2})
+    gguf = tmp_path / "model.gguf"
+    gguf.write_bytes(b"GGUF")
+    llamacpp.load_llama(str(gguf), 4096)
+    assert made["n_threads"] == made["n_threads_batch"] == 3  # not llama-cpp-python's half
+    assert made["n_ctx"] == 4096 and made["seed"] == 0

@@ -7,6 +7,7 @@ llama_cpp is imported only when this backend is chosen. Tool calls use llama.cpp
 from __future__ import annotations
 
 import json
+import os
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -41,9 +42,25 @@ def load_llama(path: str, context_size: int) -> Any:
     if not Path(path).is_file():
         raise BackendError(f"No GGUF model file at {path!r}; give llamacpp:<path-to-gguf>.")
     # a fixed seed: the same prompt gives the same reply, so benchmark reruns are comparable
+    threads = usable_cpus()
     return _bounded(Llama)(
-        model_path=path, n_ctx=context_size, chat_format=CHAT_FORMAT, seed=0, verbose=False
+        model_path=path,
+        n_ctx=context_size,
+        chat_format=CHAT_FORMAT,
+        seed=0,
+        verbose=False,
+        n_threads=threads,
+        n_threads_batch=threads,
     )
+
+
+def usable_cpus() -> int:
+    """Every CPU this process may run on. llama-cpp-python's default is half the machine's CPUs:
+    1 thread on a 2-core machine, where 2 process a 2.2k-token prompt in 10.6 s instead of 20.2."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on every platform
+        return max(1, os.cpu_count() or 1)
 
 
 def _bounded(llama_class: type) -> type:
