@@ -67,3 +67,28 @@ def test_unreachable_model_server_is_a_harness_failure(context, tmp_path: Path) 
     )
     assert record["status"] == "error"
     assert "not reachable" in record["error"]
+
+
+def test_a_looping_scripted_model_is_stopped_by_the_cell_step_budget(
+    context, tmp_path: Path
+) -> None:
+    """A model that never finishes (here: a new create_problem seed each reply, so no repeat
+    guard fires) is stopped after AGENT_MAX_STEPS graph steps and scored on what it did."""
+    from workbench_plugins.topopt.workflow.policies import AGENT_MAX_STEPS
+
+    looping = [
+        {"tool_calls": [{"name": "create_problem", "args": {"problem_type": "beams2d", "seed": i}}]}
+        for i in range(AGENT_MAX_STEPS)
+    ]
+    script = [{"tool_calls": [{"name": "transfer_to_topopt", "args": {"task": "A beam."}}]}]
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(script + looping))
+    suite, task = natural_task()
+    record = execute_cell(
+        suite, PlannedCell(suite.name, task, f"scripted:{path}", 0), context, tmp_path / "out"
+    )
+    assert record["status"] == "ok"  # a low score, not a harness error
+    agent = record["details"]["agent"]
+    assert agent["status"] == "error" and f"more than {AGENT_MAX_STEPS} steps" in agent["error"]
+    assert agent["model_calls"] <= AGENT_MAX_STEPS // 2 + 1
+    assert record["scores"]["task_completion"] == 0.0

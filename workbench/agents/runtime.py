@@ -81,6 +81,7 @@ class AgentRuntime:
         policy: HeadlessPolicy | None = None,
         max_routes: int = MAX_CONSECUTIVE_ROUTES,
         max_retries: int = MAX_RETRIES,
+        max_steps: int = RECURSION_LIMIT,
         publish_events: bool = False,
     ) -> None:
         """`model` is a spec string (default: settings.model) or a ready chat model (tests,
@@ -94,6 +95,7 @@ class AgentRuntime:
         self.policy = policy
         self.max_routes = max_routes
         self.max_retries = max_retries
+        self.max_steps = max_steps  # graph steps per run (a benchmark cell's budget)
         self.publish_events = publish_events
         self.checkpoint_path = context.store.folder / CHECKPOINT_FILE
         self.log = AgentLog(context.store.folder)
@@ -186,7 +188,7 @@ class AgentRuntime:
     def _config(self, thread_id: str, run_id: int | None = None) -> dict[str, Any]:
         return {
             "configurable": {"thread_id": thread_id, "run_id": run_id},
-            "recursion_limit": RECURSION_LIMIT,
+            "recursion_limit": self.max_steps,
         }
 
     async def _run(
@@ -237,7 +239,7 @@ class AgentRuntime:
         except GraphRecursionError:
             result.status = "error"
             result.error = (
-                f"The run took more than {RECURSION_LIMIT} steps and was stopped. "
+                f"The run took more than {self.max_steps} steps and was stopped. "
                 "Ask for a smaller step; the conversation is kept."
             )
             emit(AgentError(thread_id=thread_id, kind="recursion", message=result.error))

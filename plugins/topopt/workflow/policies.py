@@ -69,6 +69,10 @@ OFF_TARGET: dict[str, OffTarget] = {
     ),
 }
 GUESSED = {"volfrac": 0.4, "forcedist": 0.5, "rmin": 2.0}  # what "no-clarification" assumes
+# Graph steps an agent gets per cell: W-MULTI's optimal run, one call per reply, takes about 12
+# (each model reply and each tool round is a step). Three times that leaves room for detours and
+# retries, and stops a looping model after ~20 model calls instead of filling its context.
+AGENT_MAX_STEPS = 40
 
 
 def is_direct(model: str) -> bool:
@@ -192,7 +196,7 @@ def play_agent(
         runtime = (
             make_runtime(app, model)
             if make_runtime
-            else AgentRuntime(app, model, policy=HeadlessPolicy())
+            else AgentRuntime(app, model, policy=HeadlessPolicy(), max_steps=AGENT_MAX_STEPS)
         )
     except BackendError as error:
         raise HarnessFailure(str(error)) from error
