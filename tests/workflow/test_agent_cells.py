@@ -69,16 +69,14 @@ def test_unreachable_model_server_is_a_harness_failure(context, tmp_path: Path) 
     assert "not reachable" in record["error"]
 
 
-def test_a_looping_scripted_model_is_stopped_by_the_cell_step_budget(
-    context, tmp_path: Path
-) -> None:
+def test_a_looping_scripted_model_is_stopped_by_the_cell_budget(context, tmp_path: Path) -> None:
     """A model that never finishes (here: a new create_problem seed each reply, so no repeat
-    guard fires) is stopped after AGENT_MAX_STEPS graph steps and scored on what it did."""
-    from workbench_plugins.topopt.workflow.policies import AGENT_MAX_STEPS
+    guard fires) is stopped after AGENT_MAX_MODEL_CALLS model calls and scored on what it did."""
+    from workbench_plugins.topopt.workflow.policies import AGENT_MAX_MODEL_CALLS as BUDGET
 
     looping = [
         {"tool_calls": [{"name": "create_problem", "args": {"problem_type": "beams2d", "seed": i}}]}
-        for i in range(AGENT_MAX_STEPS)
+        for i in range(2 * BUDGET)
     ]
     script = [{"tool_calls": [{"name": "transfer_to_topopt", "args": {"task": "A beam."}}]}]
     path = tmp_path / "script.json"
@@ -89,6 +87,8 @@ def test_a_looping_scripted_model_is_stopped_by_the_cell_step_budget(
     )
     assert record["status"] == "ok"  # a low score, not a harness error
     agent = record["details"]["agent"]
-    assert agent["status"] == "error" and f"more than {AGENT_MAX_STEPS} steps" in agent["error"]
-    assert agent["model_calls"] <= AGENT_MAX_STEPS // 2 + 1
+    assert agent["status"] == "error" and f"budget of {BUDGET} model calls" in agent["error"]
+    assert agent["model_calls"] == BUDGET
+    # the hand-off, then one create_problem per reply; the last reply's call never ran
+    assert [c["tool"] for c in record["details"]["calls"]] == ["create_problem"] * (BUDGET - 2)
     assert record["scores"]["task_completion"] == 0.0

@@ -91,7 +91,7 @@ class LoopStopped(AgentEvent):
 class AgentError(AgentEvent):
     """The run stopped; `message` says what went wrong and what to do. The conversation is kept."""
 
-    kind: str  # "model_unreachable", "model_error", "recursion", "internal", "cancelled"
+    kind: str  # model_unreachable, model_error, recursion, budget, internal, cancelled
     message: str
 
 

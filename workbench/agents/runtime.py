@@ -36,6 +36,7 @@ from workbench.agents.events import (
     AgentError,
     AgentEvent,
     InterruptRequested,
+    ModelCalled,
     RunFinished,
     RunStarted,
 )
@@ -71,6 +72,10 @@ class RunResult:
     run_id: int | None = None
 
 
+class _BudgetSpent(Exception):
+    """The run reached max_model_calls (raised between streamed events, outside the graph)."""
+
+
 class AgentRuntime:
     def __init__(
         self,
@@ -82,6 +87,7 @@ class AgentRuntime:
         max_routes: int = MAX_CONSECUTIVE_ROUTES,
         max_retries: int = MAX_RETRIES,
         max_steps: int = RECURSION_LIMIT,
+        max_model_calls: int | None = None,
         publish_events: bool = False,
     ) -> None:
         """`model` is a spec string (default: settings.model) or a ready chat model (tests,
@@ -95,7 +101,9 @@ class AgentRuntime:
         self.policy = policy
         self.max_routes = max_routes
         self.max_retries = max_retries
-        self.max_steps = max_steps  # graph steps per run (a benchmark cell's budget)
+        self.max_steps = max_steps  # graph steps per invocation (each interrupt answered resumes)
+        # model calls per run, whatever the interrupts: a benchmark cell's budget
+        self.max_model_calls = max_model_calls
         self.publish_events = publish_events
         self.checkpoint_path = context.store.folder / CHECKPOINT_FILE
         self.log = AgentLog(context.store.folder)
@@ -211,12 +219,17 @@ class AgentRuntime:
         )
         config = self._config(thread_id, run_id)
         emit(RunStarted(thread_id=thread_id, model=self.model_spec, text=text))
+        model_calls = 0
         try:
             async with self._graph() as graph:
                 for _ in range(MAX_POLICY_ROUNDS):
                     async for event in graph.astream(graph_input, config, stream_mode="custom"):
                         if isinstance(event, AgentEvent):
                             emit(event)
+                            if isinstance(event, ModelCalled):
+                                model_calls += 1
+                                if self.max_model_calls and model_calls >= self.max_model_calls:
+                                    raise _BudgetSpent()
                     requests = await self._pending(graph, thread_id)
                     if not requests:
                         break
@@ -236,6 +249,12 @@ class AgentRuntime:
             emit(AgentError(thread_id=thread_id, kind="cancelled", message=result.error))
             self._finish(result, emit)
             raise
+        except _BudgetSpent:
+            result.status = "error"
+            result.error = (
+                f"The run used its budget of {self.max_model_calls} model calls and was stopped."
+            )
+            emit(AgentError(thread_id=thread_id, kind="budget", message=result.error))
         except GraphRecursionError:
             result.status = "error"
             result.error = (

@@ -69,10 +69,10 @@ OFF_TARGET: dict[str, OffTarget] = {
     ),
 }
 GUESSED = {"volfrac": 0.4, "forcedist": 0.5, "rmin": 2.0}  # what "no-clarification" assumes
-# Graph steps an agent gets per cell: W-MULTI's optimal run, one call per reply, takes about 12
-# (each model reply and each tool round is a step). Three times that leaves room for detours and
-# retries, and stops a looping model after ~20 model calls instead of filling its context.
-AGENT_MAX_STEPS = 40
+# Model calls an agent gets per cell, interrupts answered included: W-MULTI's optimal run, one
+# tool call per reply, takes 7 (hand-off, 4 calls, report, answer). Three times that leaves room
+# for detours and retries, and stops a looping model instead of letting it fill its context.
+AGENT_MAX_MODEL_CALLS = 20
 
 
 def is_direct(model: str) -> bool:
@@ -196,7 +196,9 @@ def play_agent(
         runtime = (
             make_runtime(app, model)
             if make_runtime
-            else AgentRuntime(app, model, policy=HeadlessPolicy(), max_steps=AGENT_MAX_STEPS)
+            else AgentRuntime(
+                app, model, policy=HeadlessPolicy(), max_model_calls=AGENT_MAX_MODEL_CALLS
+            )
         )
     except BackendError as error:
         raise HarnessFailure(str(error)) from error

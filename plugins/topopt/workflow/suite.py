@@ -23,7 +23,7 @@ from workbench_plugins.topopt.workflow import ground_truth, policies, scoring, t
 from workbench_plugins.topopt.workflow.timing import EngiBenchClock
 
 # Beams2D, example 0: the export workflow and the abstention, a few minutes on 2 cores with the
-# embedded model (each cell is bounded by policies.AGENT_MAX_STEPS)
+# embedded model (each cell is bounded by policies.AGENT_MAX_MODEL_CALLS)
 SMOKE_STYLES = ("W-RAND", "NATURAL")
 VOLATILE_KEYS = ("duration_s", "details.timing")  # what differs between two identical runs
 DESIGNS_FILE = "designs.npz"
