@@ -92,6 +92,18 @@ class SimulationResult(BaseModel):
         }
 
 
+def non_finite(series: dict[str, list[float]], backend: str) -> Diagnostic | None:
+    """An error naming the trajectories that hold NaN or infinity (the solver diverged)."""
+    broken = sorted(n for n, v in series.items() if not all(math.isfinite(x) for x in v))
+    if not broken:
+        return None
+    return Diagnostic(
+        message=f"non-finite values (NaN or infinity) in {', '.join(broken)}",
+        stage="simulate",
+        backend=backend,
+    )
+
+
 class BackendUnavailable(RuntimeError):
     """The backend cannot run here (omc not installed, ...); the message says what to do."""
 

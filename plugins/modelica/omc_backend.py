@@ -10,7 +10,6 @@ to contract-test against a fake omc (tests/rigs/fake_omc.py). omc is not install
 from __future__ import annotations
 
 import csv
-import math
 import re
 import tempfile
 import time
@@ -26,6 +25,7 @@ from workbench_plugins.modelica.backend_base import (
     SimulationResult,
     SimulationSettings,
     Structure,
+    non_finite,
 )
 
 _COUNTS = re.compile(r"has (?P<eq>\d+) equation\(s\) and (?P<var>\d+) variable\(s\)")
@@ -156,11 +156,8 @@ class OmcBackend(Backend):
                         )
         finally:
             del session
-        bad = sorted(n for n, v in series.items() if not all(math.isfinite(x) for x in v))
-        if bad:
-            problems.append(
-                Diagnostic(message=f"non-finite values in {', '.join(bad)}", stage="simulate")
-            )
+        if (diverged := non_finite(series, self.name)) is not None:
+            problems.append(diverged)
         return SimulationResult(
             ok=bool(times) and not any(d.severity == "error" for d in problems),
             model=source.model,

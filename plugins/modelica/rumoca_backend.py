@@ -6,7 +6,6 @@ library folders, so `within`-packages, sibling files and an MSL copy all resolve
 
 from __future__ import annotations
 
-import math
 import time
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from workbench_plugins.modelica.backend_base import (
     SimulationResult,
     SimulationSettings,
     Structure,
+    non_finite,
 )
 
 
@@ -178,15 +178,8 @@ class RumocaBackend(Backend):
             )
         times = [float(t) for t in result.time]
         series = {name: [float(v) for v in result[name]] for name in result.names}
-        broken = sorted(n for n, v in series.items() if v and not all(math.isfinite(x) for x in v))
-        if broken:
-            problems.append(
-                Diagnostic(
-                    message=f"non-finite values (NaN or infinity) in {', '.join(broken)}",
-                    stage="simulate",
-                    backend=self.name,
-                )
-            )
+        if (diverged := non_finite(series, self.name)) is not None:
+            problems.append(diverged)
         if times and times[-1] < settings.stop_time - 1e-9 * max(1.0, abs(settings.stop_time)):
             problems.append(
                 Diagnostic(
