@@ -98,10 +98,18 @@ def make_panel(app: AppContext, qtbot: QtBot) -> Iterator[Callable[..., ChatPane
             panel.stop()
     qtbot.waitUntil(lambda: running_tasks() == 0)
     for panel in panels:
-        if shiboken6.isValid(panel):
+        if shiboken6.isValid(panel):  # waiting may have let pytest-qt delete it
             panel.close()
             if panel.runtime is not None:
                 panel.runtime.close()
+
+
+def close_panel(qtbot: QtBot, panel: ChatPanel) -> None:
+    """Once the panel's background work has finished: close it and its runtime."""
+    qtbot.waitUntil(lambda: running_tasks() == 0)
+    panel.close()
+    if panel.runtime is not None:
+        panel.runtime.close()
 
 
 def send(qtbot: QtBot, panel: ChatPanel, text: str) -> None:
@@ -329,10 +337,7 @@ def test_unreachable_model_server_gives_a_clear_message_and_retry_with_fake_olla
             [tool_card] = items(panel, ToolCard)
             assert tool_card.status == "ok"
         finally:
-            qtbot.waitUntil(lambda: running_tasks() == 0)
-            panel.close()
-            if panel.runtime is not None:
-                panel.runtime.close()
+            close_panel(qtbot, panel)
             context.close()
 
 
@@ -457,10 +462,7 @@ def test_model_picker_lists_the_ollama_models_with_fake_ollama_server(
             texts = [a.text() for a in picker.menu_.actions()]
             assert "The server does not answer (hover for what to do)" in texts
         finally:
-            qtbot.waitUntil(lambda: running_tasks() == 0)
-            panel.close()
-            if panel.runtime is not None:
-                panel.runtime.close()
+            close_panel(qtbot, panel)
             context.close()
 
 
