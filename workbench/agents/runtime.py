@@ -86,7 +86,6 @@ class AgentRuntime:
         policy: HeadlessPolicy | None = None,
         max_routes: int = MAX_CONSECUTIVE_ROUTES,
         max_retries: int = MAX_RETRIES,
-        max_steps: int = RECURSION_LIMIT,
         max_model_calls: int | None = None,
         publish_events: bool = False,
     ) -> None:
@@ -101,7 +100,6 @@ class AgentRuntime:
         self.policy = policy
         self.max_routes = max_routes
         self.max_retries = max_retries
-        self.max_steps = max_steps  # graph steps per invocation (each interrupt answered resumes)
         # model calls per run, whatever the interrupts: a benchmark cell's budget
         self.max_model_calls = max_model_calls
         self.publish_events = publish_events
@@ -196,7 +194,7 @@ class AgentRuntime:
     def _config(self, thread_id: str, run_id: int | None = None) -> dict[str, Any]:
         return {
             "configurable": {"thread_id": thread_id, "run_id": run_id},
-            "recursion_limit": self.max_steps,
+            "recursion_limit": RECURSION_LIMIT,
         }
 
     async def _run(
@@ -258,7 +256,7 @@ class AgentRuntime:
         except GraphRecursionError:
             result.status = "error"
             result.error = (
-                f"The run took more than {self.max_steps} steps and was stopped. "
+                f"The run took more than {RECURSION_LIMIT} steps and was stopped. "
                 "Ask for a smaller step; the conversation is kept."
             )
             emit(AgentError(thread_id=thread_id, kind="recursion", message=result.error))
