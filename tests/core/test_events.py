@@ -53,3 +53,31 @@ def test_a_failing_subscriber_does_not_stop_the_others() -> None:
     bus.subscribe(Notice, lambda e: seen.append(e.text))
     bus.publish(Notice(text="still delivered"))
     assert seen == ["still delivered"]
+
+
+def test_a_slow_subscriber_does_not_block_another_threads_publish() -> None:
+    """Thread A's publish sits in a subscriber that waits; thread B's publish still returns."""
+    bus = EventBus()
+    inside_slow = threading.Event()
+    release_slow = threading.Event()
+    heard: list[str] = []
+
+    def slow(event: JobProgress) -> None:
+        if event.job_id == "slow":
+            inside_slow.set()
+            release_slow.wait(10)
+        heard.append(event.job_id)
+
+    bus.subscribe(JobProgress, slow)
+    publisher_a = threading.Thread(target=lambda: bus.publish(JobProgress(job_id="slow")))
+    publisher_a.start()
+    assert inside_slow.wait(5)
+    publisher_b = threading.Thread(target=lambda: bus.publish(JobProgress(job_id="fast")))
+    publisher_b.start()
+    publisher_b.join(2)
+    blocked = publisher_b.is_alive()
+    release_slow.set()
+    publisher_a.join(5)
+    publisher_b.join(5)
+    assert not blocked, "a publish from another thread waited for a slow subscriber"
+    assert heard == ["fast", "slow"]

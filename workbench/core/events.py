@@ -1,7 +1,9 @@
 """Typed events and the bus that carries them.
 
-Publishers may be any thread (or a worker process, through `workbench.core.jobs`). Delivery is
-serialised by one lock, so every subscriber sees events in publication order. A subscriber may
+Publishers may be any thread (or a worker process, through `workbench.core.jobs`). Each publisher
+delivers in its own thread, outside the bus's lock, so every subscriber sees one publisher's events
+in the order they were published, and a slow subscriber delays only the thread that publishes to
+it, never another thread's publish. A subscriber may
 give a `deliver` function: the GUI passes one that posts to the Qt thread (its queue keeps the
 order); the default calls the handler at once, which is what headless progress output wants.
 """
@@ -83,8 +85,9 @@ class Subscription:
 
 class EventBus:
     def __init__(self) -> None:
-        self._lock = threading.RLock()
-        self._subscriptions: list[Subscription] = []
+        self._lock = threading.Lock()
+        # replaced, never mutated: a publisher iterates a snapshot without holding the lock
+        self._subscriptions: tuple[Subscription, ...] = ()
 
     def subscribe(
         self,
@@ -95,21 +98,19 @@ class EventBus:
         """Receive every event of `event_type` (and subclasses); returns an unsubscribe function."""
         subscription = Subscription(event_type, handler, deliver)
         with self._lock:
-            self._subscriptions.append(subscription)
+            self._subscriptions = (*self._subscriptions, subscription)
 
         def unsubscribe() -> None:
             with self._lock:
-                if subscription in self._subscriptions:
-                    self._subscriptions.remove(subscription)
+                self._subscriptions = tuple(s for s in self._subscriptions if s is not subscription)
 
         return unsubscribe
 
     def publish(self, event: Event) -> None:
-        with self._lock:
-            for subscription in list(self._subscriptions):
-                if not isinstance(event, subscription.event_type):
-                    continue
-                try:
-                    subscription.deliver(subscription.handler, event)
-                except Exception:  # one broken subscriber must not starve the others
-                    log.exception("subscriber %r failed on %s", subscription.handler, event)
+        for subscription in self._subscriptions:  # a snapshot: no lock held while delivering
+            if not isinstance(event, subscription.event_type):
+                continue
+            try:
+                subscription.deliver(subscription.handler, event)
+            except Exception:  # one broken subscriber must not starve the others
+                log.exception("subscriber %r failed on %s", subscription.handler, event)
