@@ -19,6 +19,8 @@ os.environ["PYTHON_KEYRING_BACKEND"] = "tests.support.memory_keyring.MemoryKeyri
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# the rig hooks: a missing rig skips locally and fails in CI (see tests/rigs/require.py)
+from tests.rigs.require import pytest_configure, pytest_runtest_setup  # noqa: E402, F401
 from tests.support.memory_keyring import MemoryKeyring  # noqa: E402
 
 

@@ -10,7 +10,9 @@ import argparse
 import json
 import logging
 import sys
+from contextlib import ExitStack
 from pathlib import Path
+from tempfile import TemporaryDirectory
 from typing import Any
 
 COMMANDS = ("bench", "tool", "doctor")
@@ -39,13 +41,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="model to evaluate (repeatable; default: reference)",
     )
     bench.add_argument("--seeds", nargs="+", type=int, default=[0], metavar="S")
-    bench.add_argument("--examples", type=int, metavar="N", help="at most N tasks per suite")
+    bench.add_argument(
+        "--examples", type=int, metavar="N", help="the first N examples of every task style"
+    )
+    bench.add_argument(
+        "--tasks",
+        action="append",
+        dest="patterns",
+        default=[],
+        metavar="PATTERN",
+        help="only tasks whose id or style matches a glob, e.g. 'W-RAND' or 'beams2d/*/e0' "
+        "(repeatable or comma-separated; with no suite named, searched in every suite)",
+    )
     bench.add_argument(
         "--out",
         type=Path,
         default=Path("bench-results"),
         metavar="DIR",
-        help="results folder; rerunning with the same folder resumes",
+        help="results folder, with every cell's workspace; rerunning with it resumes",
     )
     bench.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes")
     bench.add_argument("--list", action="store_true", help="list suites and their tasks")
@@ -57,7 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     tool.add_argument(
         "--yes",
         action="store_true",
-        help="confirm a tool that needs a person's confirmation (physical actions)",
+        help="confirm a tool that needs a person's confirmation (physical actions, files "
+        "outside the workspace and the allowed folders)",
     )
 
     commands.add_parser("doctor", help="check the environment; one line per check")
@@ -76,14 +90,24 @@ def main(argv: list[str] | None = None) -> int:
         return run_gui(argv)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    from workbench.core.context import AppContext
-
-    context = AppContext.open()
-    try:
+    with ExitStack() as stack:
+        context = _open_context(args, stack)
         handler = {"bench": run_bench_command, "tool": run_tool_command, "doctor": run_doctor}
         return handler[args.command](context, args)
-    finally:
-        context.close()
+
+
+def _open_context(args: argparse.Namespace, stack: ExitStack) -> Any:
+    """On the user's workspace, except for `bench`, which never opens it: its cells run in
+    workspaces of their own under --out and its run records go to <out>/workspace, so its own
+    context only needs a scratch one."""
+    from workbench.core.context import AppContext
+
+    workspace = None
+    if args.command == "bench":
+        workspace = Path(stack.enter_context(TemporaryDirectory(prefix="workbench-bench-")))
+    context = AppContext.open(workspace=workspace)
+    stack.callback(context.close)
+    return context
 
 
 def run_tool_command(context: Any, args: argparse.Namespace) -> int:

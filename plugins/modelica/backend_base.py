@@ -104,6 +104,36 @@ def non_finite(series: dict[str, list[float]], backend: str) -> Diagnostic | Non
     )
 
 
+def package_folder(path: Path) -> Path | None:
+    """The top-level package folder holding `path` (climbing while there is a package.mo), or None.
+
+    A file inside a package folder cannot be loaded alone (its `within` names the package), and
+    loading the package is what Modelica tools do with it.
+    """
+    top = None
+    folder = Path(path).resolve().parent
+    while (folder / "package.mo").is_file() and folder.parent != folder:
+        top, folder = folder, folder.parent
+    return top
+
+
+def what_to_load(files: list[Path]) -> tuple[list[Path], list[Path]]:
+    """(standalone files, top-level package folders) for `files`, in order, without repeats.
+
+    Only these are loaded: never the other .mo files that share a folder with them (an older copy
+    in a subfolder would clash as a duplicate class), only what the call named.
+    """
+    standalone: list[Path] = []
+    packages: list[Path] = []
+    for file in files:
+        package = package_folder(file)
+        if package is None and Path(file).resolve() not in standalone:
+            standalone.append(Path(file).resolve())
+        elif package is not None and package not in packages:
+            packages.append(package)
+    return standalone, packages
+
+
 class BackendUnavailable(RuntimeError):
     """The backend cannot run here (omc not installed, ...); the message says what to do."""
 

@@ -26,6 +26,7 @@ from workbench_plugins.modelica.backend_base import (
     SimulationSettings,
     Structure,
     non_finite,
+    what_to_load,
 )
 
 _COUNTS = re.compile(r"has (?P<eq>\d+) equation\(s\) and (?P<var>\d+) variable\(s\)")
@@ -71,13 +72,14 @@ class OmcBackend(Backend):
             return None, diagnostics.from_omc_exception(str(error), stage=stage)
 
     def _load(self, session: Any, source: ModelSource) -> list[Diagnostic]:
+        """Load the libraries, then the source's packages (by package.mo) and files: no more."""
         problems: list[Diagnostic] = []
         for library in source.libraries:
-            package = Path(library) / "package.mo"
-            targets = [package] if package.is_file() else sorted(Path(library).glob("*/package.mo"))
-            for target in targets:
+            for target in library_entries(Path(library)):
                 problems += self._send(session, f'loadFile("{_escape(str(target))}")', "load")[1]
-        for path in source.files:
+        standalone, packages = what_to_load(source.files)
+        # a file inside a package folder is loaded with its package, as omc expects for `within`
+        for path in [*(folder / "package.mo" for folder in packages), *standalone]:
             loaded, found = self._send(session, f'loadFile("{_escape(str(path))}")', "load")
             problems += found
             if loaded is False and not found:
@@ -168,6 +170,14 @@ class OmcBackend(Backend):
             diagnostics=problems,
             elapsed_s=time.perf_counter() - started,
         )
+
+
+def library_entries(library: Path) -> list[Path]:
+    """What loads a library folder: its package.mo if it is a package, else (a MODELICAPATH
+    folder) each top-level package: `Name/package.mo` and single-file `Name.mo`."""
+    if (library / "package.mo").is_file():
+        return [library / "package.mo"]
+    return sorted([*library.glob("*/package.mo"), *library.glob("*.mo")])
 
 
 def _read_csv(path: Path) -> tuple[list[float], dict[str, list[float]]]:

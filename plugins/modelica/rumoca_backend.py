@@ -1,11 +1,16 @@
 """The embedded backend: rumoca (PyPI), a Modelica compiler and solver in Rust with a Python API.
 
-Loading uses a `rumoca.Session` whose roots are the folders of the package files plus the user's
-library folders, so `within`-packages, sibling files and an MSL copy all resolve.
+Loading takes exactly what the call names: the model's file, the other files of the source, the
+packages they belong to (a file inside a folder with package.mo loads its top-level package) and
+the library folders (e.g. an MSL copy). Never a whole folder: rumoca scans a root folder
+recursively and `Session.load(path)` also reads every sibling .mo file, so an older copy next to
+or below the model would clash ("Duplicate class"). A standalone model file is therefore compiled
+from its text with a file name in an empty folder, and other files are roots one by one.
 """
 
 from __future__ import annotations
 
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -21,6 +26,7 @@ from workbench_plugins.modelica.backend_base import (
     SimulationSettings,
     Structure,
     non_finite,
+    what_to_load,
 )
 
 
@@ -33,16 +39,29 @@ def _rumoca() -> Any:
 
 
 def roots_for(source: ModelSource) -> list[str]:
-    """Folders rumoca should search: each file's folder (or the folder above a package folder)."""
-    roots: list[str] = []
-    for path in [*source.files, *source.libraries]:
-        path = Path(path).resolve()
-        folder = path if path.is_dir() else path.parent
-        if not path.is_dir() and (folder / "package.mo").is_file():
-            folder = folder.parent  # a file inside package Lib/: the root is above Lib/
-        if str(folder) not in roots:
-            roots.append(str(folder))
-    return roots
+    """rumoca roots: package folders, the other standalone files one by one, library folders."""
+    standalone, packages = what_to_load(source.files)
+    first = Path(source.files[0]).resolve()
+    others = [file for file in standalone if file != first]
+    roots = [str(Path(path).resolve()) for path in [*packages, *others, *source.libraries]]
+    return list(dict.fromkeys(roots))
+
+
+def _compile(rumoca: Any, source: ModelSource) -> Any:
+    """The compiled model; raises rumoca.RumocaError."""
+    session = rumoca.Session(roots=roots_for(source))
+    first = Path(source.files[0]).resolve()
+    standalone, _ = what_to_load([first])
+    if not standalone:  # inside a package: its folder is a root, siblings belong to it
+        return session.load(str(first), model=source.model)
+    with tempfile.TemporaryDirectory(prefix="wb-rumoca-") as empty:
+        alone = Path(empty) / first.name  # a file name with no siblings to pull in
+        try:
+            return session.loads(
+                first.read_text(encoding="utf-8"), model=source.model, filename=str(alone)
+            )
+        except rumoca.RumocaError as error:  # name the real file, not the stand-in
+            raise type(error)(str(error).replace(str(alone), str(first))) from None
 
 
 class RumocaBackend(Backend):
@@ -68,9 +87,8 @@ class RumocaBackend(Backend):
             problems += diagnostics.from_rumoca_diagnostics(rumoca.validate(str(path)))
         if any(d.severity == "error" for d in problems):
             return None, problems
-        session = rumoca.Session(roots=roots_for(source))
         try:
-            model = session.load(str(source.files[0]), model=source.model)
+            model = _compile(rumoca, source)
         except rumoca.RumocaError as error:
             text = str(error)
             if "resolve/parse failed" in text:

@@ -75,13 +75,28 @@ class ReadResult(BaseModel):
     workspace_files: list[str]
 
 
+# a model file is kilobytes; the cap keeps a stray log or data file out of the agent's context
+MAX_READ_BYTES = 512 * 1024
+
+
 def read_file(args: ReadArgs, context: ToolContext) -> ReadResult:
     run = _run(args, required=True)
     assert run is not None
     run.guard("read_file")
-    return ReadResult(
-        path=args.path, text=run.workspace.read(args.path), workspace_files=run.workspace.files()
-    )
+    path = run.workspace.resolve(args.path)
+    if not path.is_file():
+        run.workspace.read(args.path)  # raises the "no such file" failure, listing the workspace
+    with path.open("rb") as handle:
+        data = handle.read(MAX_READ_BYTES + 1)  # never more than the cap, even if it grows
+    if len(data) > MAX_READ_BYTES:
+        raise ToolFailure(
+            f"Refused to read {args.path!r}: it is {path.stat().st_size:,} bytes, over the "
+            f"read_file limit of {MAX_READ_BYTES:,} bytes.",
+            "Read the model files (.mo), not logs or results; split a model that is this large.",
+        )
+    # as Workspace.read (text mode): universal newlines
+    text = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+    return ReadResult(path=args.path, text=text, workspace_files=run.workspace.files())
 
 
 class WriteArgs(RunArg):
@@ -123,8 +138,8 @@ class ModelArgs(RunArg):
     file: str | None = Field(
         None,
         description=(
-            "the .mo file declaring the model; in a task run relative to its workspace (default: "
-            "all workspace .mo files), otherwise any path"
+            "the .mo file declaring the model, or a package folder; in a task run relative to "
+            "its workspace (default: all workspace .mo files), otherwise any path"
         ),
     )
     backend: Literal["rumoca", "omc"] | None = Field(None, description="default: settings")
@@ -134,7 +149,10 @@ class ModelArgs(RunArg):
 
 
 def _source(args: ModelArgs, context: ToolContext, run: harness.Run | None) -> ModelSource:
-    libraries = [Path(p) for p in [*settings_of(context).library_paths, *args.libraries]]
+    libraries = [
+        *(Path(p) for p in settings_of(context).library_paths),  # the user's own settings
+        *_named_libraries(args, context),
+    ]
     missing = [str(p) for p in libraries if not p.is_dir()]
     if missing:
         raise ToolFailure(
@@ -155,10 +173,27 @@ def _source(args: ModelArgs, context: ToolContext, run: harness.Run | None) -> M
         return ModelSource(files=[first, *rest], model=args.model, libraries=libraries)
     if not args.file:
         raise ToolFailure("Name the .mo file ('file') that declares the model.")
-    path = Path(args.file).expanduser()
+    path = context.file(args.file, mode="read")
+    if path.is_dir() and (path / "package.mo").is_file():
+        path = path / "package.mo"  # a package folder is loaded as that package
     if not path.is_file():
-        raise ToolFailure(f"No Modelica file at {path}.", "Give an existing .mo file path.")
+        raise ToolFailure(
+            f"No Modelica file at {path}.", "Give an existing .mo file or package folder."
+        )
     return ModelSource(files=[path.resolve()], model=args.model, libraries=libraries)
+
+
+def _named_libraries(args: ModelArgs, context: ToolContext) -> list[Path]:
+    """Library folders named in the call: confined like every file a tool reads."""
+    return [context.file(folder, mode="read") for folder in args.libraries]
+
+
+def _model_paths(args: ModelArgs, context: ToolContext) -> None:
+    """The registry's `files`: outside a task run, the model file and libraries named in the
+    call must be inside the workspace or an allowed folder, or confirmed by a person."""
+    if _run(args) is None and args.file:
+        context.file(args.file, mode="read")
+    _named_libraries(args, context)
 
 
 def _declaring(run: harness.Run, names: list[str], model: str) -> str:
@@ -617,6 +652,7 @@ def tools() -> list[Tool]:
             CheckOutput,
             check_model,
             SideEffect.COMPUTE,
+            files=_model_paths,
         ),
         Tool(
             "simulate",
@@ -626,6 +662,7 @@ def tools() -> list[Tool]:
             SimulateOutput,
             simulate,
             SideEffect.COMPUTE,
+            files=_model_paths,
         ),
         Tool(
             "evaluate_observable",

@@ -245,7 +245,8 @@ class EditorView(QWidget):
         start_task(self._run(tool, arguments), name=f"modelica {tool}")
 
     async def _run(self, tool: str, arguments: dict[str, Any]) -> None:
-        outcome = await self.context.registry.acall(tool, arguments, caller="gui")
+        # the person typed this path and pressed the button: their own file, confirmed by them
+        outcome = await self.context.registry.acall(tool, arguments, caller="gui", confirmed=True)
         self.show_outcome(tool, outcome.model_dump(mode="json"))
 
     def show_outcome(self, tool: str, outcome: dict[str, Any]) -> None:

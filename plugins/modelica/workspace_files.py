@@ -1,16 +1,18 @@
 """Files of a task workspace, confined: nothing outside the workspace folder is read or written.
 
-A path is taken relative to the workspace; `..` segments, absolute paths and symbolic links (in
-any component, existing or not) are refused before anything touches the disk, so a benchmark's
-private contract next to the workspace stays private and nothing written before is lost.
+A path is taken relative to the workspace; `..` segments, absolute paths and symbolic links that
+lead out (in any component, existing or not) are refused before anything touches the disk, so a
+benchmark's private contract next to the workspace stays private and nothing written before is
+lost. The rule itself is the core's, the one every tool argument naming a file follows.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
+from workbench.core.files import Confinement, Mode
 from workbench.core.tools import ToolFailure
 
 MAX_FILE_BYTES = 2_000_000  # a Modelica package file larger than this is surely a mistake
@@ -22,34 +24,18 @@ class Workspace:
         self.root = Path(root).resolve()
         self.root.mkdir(parents=True, exist_ok=True)
 
-    def resolve(self, relative: str) -> Path:
-        """The confined absolute path for `relative`, or a ToolFailure saying why not."""
-        hint = f"Use a path relative to the task workspace ({self.root}), without '..' or links."
-        text = relative.replace("\\", "/").strip()
-        if not text:
-            raise ToolFailure("The path is empty.", hint)
-        pure = PurePosixPath(text)
-        if pure.is_absolute() or os.path.isabs(relative) or (len(text) > 1 and text[1] == ":"):
+    def resolve(self, relative: str, mode: Mode = "read") -> Path:
+        """The confined absolute path for `relative`, or a ToolFailure saying why not.
+
+        The core rule (workbench.core.files) with the task workspace as its only root; outside
+        is refused outright: no one is asked, a benchmark's sandbox has no exceptions."""
+        access = Confinement((self.root,)).check(relative, base=self.root, mode=mode)
+        if access.outside:
             raise ToolFailure(
-                f"Refused {relative!r}: absolute paths are outside the workspace.", hint
+                f"Refused {relative!r}: it is outside the task workspace.",
+                f"Use a path relative to the task workspace ({self.root}).",
             )
-        if any(part == ".." for part in pure.parts):
-            raise ToolFailure(f"Refused {relative!r}: '..' leaves the workspace.", hint)
-        candidate = self.root
-        for part in pure.parts:
-            if part in ("", "."):
-                continue
-            candidate = candidate / part
-            if candidate.is_symlink():
-                raise ToolFailure(
-                    f"Refused {relative!r}: {candidate.relative_to(self.root)} is a symbolic link, "
-                    "which could point outside the workspace.",
-                    hint,
-                )
-        resolved = candidate.resolve()
-        if resolved != self.root and self.root not in resolved.parents:  # belt and braces
-            raise ToolFailure(f"Refused {relative!r}: it resolves outside the workspace.", hint)
-        return resolved
+        return access.path
 
     def relative(self, path: Path) -> str:
         return Path(path).resolve().relative_to(self.root).as_posix()
@@ -62,7 +48,7 @@ class Workspace:
         return path.read_text(encoding="utf-8", errors="replace")
 
     def write(self, relative: str, text: str) -> Path:
-        path = self.resolve(relative)
+        path = self.resolve(relative, "write")
         if not path.name.endswith(TEXT_SUFFIXES):
             raise ToolFailure(
                 f"Refused {relative!r}: only text files ({', '.join(TEXT_SUFFIXES)}) are written.",
@@ -73,7 +59,8 @@ class Workspace:
             raise ToolFailure(f"Refused {relative!r}: {len(data)} bytes is too large.")
         path.parent.mkdir(parents=True, exist_ok=True)
         # write then rename, so a crash never leaves half a model behind
-        scratch = path.with_name(f".{path.name}.writing")
+        # confined too: a planted link under the scratch name must not be written through
+        scratch = self.resolve(f"{self.relative(path.parent)}/.{path.name}.writing", "write")
         scratch.write_bytes(data)
         os.replace(scratch, path)
         return path

@@ -1,14 +1,37 @@
-"""Doctor checks of the printing plugin: the Prusa profiles and pyserial (core checks the CLI)."""
+"""Doctor checks of the printing plugin: the Prusa profiles, pyserial and every configured printer.
+
+A configured printer is really reached, never assumed: a serial port is opened and must answer
+M115 (the firmware handshake); a PrusaLink URL must answer /api/version with the key from the
+keyring. Each line says what failed (no answer, refused, timeout, wrong key, no key) and what to
+do. The core checks the PrusaSlicer CLI.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import asyncio
+import concurrent.futures
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
 
 from workbench.core.doctor import CheckResult, module_check
+from workbench.core.secrets import SERVICE, SecretUnavailable
+from workbench.core.settings import SettingsError
+from workbench_plugins.printing.config import PrintingSettings, prusalink_secret_key
+from workbench_plugins.printing.printers import MissingSecret, is_url, prusalink_client
 from workbench_plugins.printing.profiles import DEFAULT_BUNDLE
+from workbench_plugins.printing.prusalink import (
+    PrusaLinkAuthError,
+    PrusaLinkError,
+    PrusaLinkUnreachable,
+    RetryPolicy,
+)
+from workbench_plugins.printing.serial_host import PortBusy, SerialHostError, firmware_handshake
 
 if TYPE_CHECKING:
     from workbench.core.context import AppContext
+
+SERIAL_TIMEOUT_S = 5.0  # an MK3 resets when the port opens and needs a few seconds to boot
+HTTP_TIMEOUT_S = 3.0
 
 
 def check_profiles(_: AppContext) -> CheckResult:
@@ -22,8 +45,107 @@ def check_profiles(_: AppContext) -> CheckResult:
     )
 
 
+def check_printers(context: AppContext) -> list[CheckResult]:
+    """One line per configured printer (settings `printers` and the PrusaLink URL), each reached."""
+    try:
+        settings = context.settings.plugin("printing", PrintingSettings)
+    except SettingsError as invalid:  # the message names the field and what to fix
+        return [CheckResult("printers", "fail", f"not checked: {invalid}")]
+    names = list(dict.fromkeys([*context.settings.printers, settings.prusalink_url]))
+    names = [name for name in names if name]
+    if not names:
+        return [CheckResult("printers", "ok", "none configured")]
+    return [
+        check_prusalink(name, settings) if is_url(name) else check_serial(name, settings)
+        for name in names
+    ]
+
+
+def check_serial(port: str, settings: PrintingSettings) -> CheckResult:
+    name = f"printer {port}"
+    try:
+        firmware = firmware_handshake(port, settings.serial_baudrate, SERIAL_TIMEOUT_S)
+    except PortBusy as busy:
+        return CheckResult(
+            name,
+            "warn",
+            f"not checked: {busy}; a print may be running",
+            "Run doctor again when the port is free (close OctoPrint, PrusaSlicer, the panel).",
+        )
+    except SerialHostError as error:
+        return CheckResult(
+            name,
+            "fail",
+            str(error),
+            "Check that the printer is on and its USB cable plugged in, the port name in "
+            "settings (printers), serial_baudrate (115200 for Prusa), and on Linux that you are "
+            "in the dialout group.",
+        )
+    return CheckResult(name, "ok", f"answered M115: {firmware}")
+
+
+def check_prusalink(url: str, settings: PrintingSettings) -> CheckResult:
+    name = f"printer {url}"
+    store_key = f"keyring set {SERVICE} '{prusalink_secret_key(url, settings.prusalink_auth)}'"
+    not_prusalink = "Check that the address is the printer's PrusaLink."
+    try:
+        client = prusalink_client(
+            url, settings, timeout_s=HTTP_TIMEOUT_S, retry=RetryPolicy(attempts=1)
+        )
+        version = _run_async(_version(client))
+    except (MissingSecret, SecretUnavailable) as missing:
+        return CheckResult(name, "fail", f"no key in the keyring: {missing}", store_key)
+    except PrusaLinkAuthError as refused:
+        return CheckResult(name, "fail", f"bad key: {refused}", f"Store the right one: {store_key}")
+    except PrusaLinkUnreachable as failed:
+        return CheckResult(
+            name,
+            "fail",
+            _unreachable(failed),
+            "Check the address (settings: printers, or prusalink_url in [plugins.printing]), "
+            "that the printer is on with PrusaLink running, and the network.",
+        )
+    except PrusaLinkError as error:
+        if error.status == 403:  # some firmware refuses a wrong key with 403, not 401
+            return CheckResult(
+                name, "fail", f"bad key: {error}", f"Store the right one: {store_key}"
+            )
+        return CheckResult(name, "fail", str(error), not_prusalink)
+    except ValueError as error:
+        detail = f"answered /api/version, but not with JSON ({error})"
+        return CheckResult(name, "fail", detail, not_prusalink)
+    server = version.get("text") or "PrusaLink"
+    return CheckResult(
+        name,
+        "ok",
+        f"{server} {version.get('server', '')}, API {version.get('api', '?')}; key accepted",
+    )
+
+
+def _unreachable(error: PrusaLinkUnreachable) -> str:
+    what = {
+        "refused": "connection refused: nothing listens at that address and port",
+        "timeout": "timeout",
+        "unreachable": "unreachable",
+        "server": "the server failed",
+    }[error.cause]
+    return f"{what} ({error.last})"
+
+
+async def _version(client: Any) -> dict[str, Any]:
+    async with client:
+        return await client.version()
+
+
+def _run_async(coroutine: Coroutine[Any, Any, Any]) -> Any:
+    """Run `coroutine` to the end from sync code, also when the caller's thread runs a loop."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 def checks() -> list:
     return [
         check_profiles,
         module_check("pyserial", "serial", "pip install pyserial"),
+        check_printers,
     ]

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from workbench.core.settings import refuse_url_credentials
 
 
 class PrintingSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # hide_input_in_errors: a refused URL may hold a password, which must not reach a message
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
 
     slicer_path: str = Field("prusa-slicer", description="PrusaSlicer executable (name or path)")
     profiles_path: str = Field(
@@ -22,6 +26,13 @@ class PrintingSettings(BaseModel):
     )
     prusalink_user: str = Field("maker", description="Digest user name (password in the keyring)")
     slice_timeout_s: float = Field(600.0, gt=0, description="Give up slicing after this long")
+
+    @model_validator(mode="after")
+    def _no_password_in_url(self) -> PrintingSettings:
+        bare = re.sub(r"//[^/@]*@", "//", self.prusalink_url)
+        entry = prusalink_secret_key(bare, self.prusalink_auth)
+        refuse_url_credentials(self.prusalink_url, "plugins.printing.prusalink_url", entry)
+        return self
 
 
 def prusalink_secret_key(url: str, auth: str) -> str:

@@ -13,10 +13,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from workbench.core.secrets import SecretUnavailable
 from workbench.core.tools import ToolContext, ToolFailure
-from workbench_plugins.printing.gate import check_candidate, record_override
+from workbench_plugins.printing.gate import check_print, record_override
 from workbench_plugins.printing.printers import PrinterManager, is_url, manager_for
 from workbench_plugins.printing.prusalink import PrusaLinkError
 from workbench_plugins.printing.serial_host import SerialHostError
+from workbench_plugins.printing.slicing import outputs_folder
 
 
 class _Args(BaseModel):
@@ -35,7 +36,9 @@ class PrinterArgs(_Args):
 
 class PrintArgs(PrinterArgs):
     gcode_path: str = Field(..., min_length=1, description="G-code from slice_model")
-    candidate_id: str | None = Field(None, description="The ledger candidate being printed")
+    candidate_id: str | None = Field(
+        None, description="Optional: the gate finds the candidate a sliced file was made from"
+    )
     override: bool = Field(False, description="Print a non-ready candidate (engineer's word)")
     override_reason: str = Field("", description="Why the engineer overrides readiness")
     wait: bool = Field(False, description="Serial only: return when the print has finished")
@@ -138,12 +141,22 @@ async def _prusalink_status(manager: PrinterManager, url: str) -> StatusResult:
     )
 
 
+def print_file(args: PrintArgs, context: ToolContext) -> Path:
+    """The G-code read (the registry's `files`): relative paths in the printing outputs."""
+    return context.file(args.gcode_path, mode="read", base=outputs_folder(context))
+
+
 async def upload_and_print(args: PrintArgs, context: ToolContext) -> ActionResult:
-    gcode = Path(args.gcode_path).expanduser()
+    gcode = print_file(args, context)
     if not gcode.is_file():
         raise ToolFailure(f"The G-code {gcode} does not exist.", hint="Slice the model first.")
-    decision = check_candidate(
-        context.app.ledger, args.candidate_id, override=args.override, reason=args.override_reason
+    decision = check_print(
+        context.app.ledger,
+        context.app.store,
+        gcode,
+        args.candidate_id,
+        override=args.override,
+        reason=args.override_reason,
     )
     manager = manager_for(context.app)
     if is_url(args.printer):

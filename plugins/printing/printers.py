@@ -16,7 +16,7 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from workbench.core.events import Event
-from workbench.core.secrets import get_secret
+from workbench.core.secrets import SERVICE, get_secret
 from workbench_plugins.printing.config import PrintingSettings, prusalink_secret_key
 from workbench_plugins.printing.prusalink import PrusaLinkClient, PrusaLinkError
 from workbench_plugins.printing.serial_host import HostSnapshot, SerialHost
@@ -98,16 +98,7 @@ class PrinterManager:
         return host
 
     def prusalink(self, url: str) -> PrusaLinkClient:
-        settings = self.settings
-        auth = settings.prusalink_auth
-        secret = get_secret(prusalink_secret_key(url, auth))
-        if not secret:
-            what = "API key" if auth == "api_key" else "digest password"
-            raise PrusaLinkError(
-                f"No PrusaLink {what} for {url} in the keyring. Enter it in the printing "
-                f"settings (keyring entry '{prusalink_secret_key(url, auth)}')."
-            )
-        return PrusaLinkClient(url, secret, auth=auth, user=settings.prusalink_user)
+        return prusalink_client(url, self.settings)
 
     def _publish(self, port: str, kind: str, snapshot: HostSnapshot) -> None:
         if kind == "rx" and snapshot.message.startswith("ok") and "T:" not in snapshot.message:
@@ -117,6 +108,24 @@ class PrinterManager:
                 source=f"printer:{port}", printer=port, kind=kind, snapshot=snapshot.to_dict()
             )
         )
+
+
+class MissingSecret(PrusaLinkError):
+    """No API key or password for a PrusaLink host in the keyring."""
+
+
+def prusalink_client(url: str, settings: PrintingSettings, **options: Any) -> PrusaLinkClient:
+    """A client for `url` with its secret from the keyring (MissingSecret names the entry)."""
+    auth = settings.prusalink_auth
+    entry = prusalink_secret_key(url, auth)
+    secret = get_secret(entry)
+    if not secret:
+        what = "API key" if auth == "api_key" else "digest password"
+        raise MissingSecret(
+            f"No PrusaLink {what} for {url} in the keyring (service '{SERVICE}', entry "
+            f"'{entry}'). Store it there, e.g. `keyring set {SERVICE} '{entry}'`."
+        )
+    return PrusaLinkClient(url, secret, auth=auth, user=settings.prusalink_user, **options)
 
 
 _managers: dict[int, PrinterManager] = {}

@@ -4,12 +4,16 @@ Auth is either `X-Api-Key` (PrusaLink on a Raspberry Pi, MK3 family) or HTTP dig
 firmware on MINI/MK4/XL); the secret comes from the keyring through the caller and is never logged.
 Timeouts, connection drops and 5xx answers are retried with exponential backoff, then reported.
 An upload that fails part way is deleted again, so nothing half-uploaded can be printed.
+Answers are streamed and refused beyond MAX_RESPONSE_BYTES: every answer of this API is a small
+JSON document, so a larger one is a wrong address or a broken server, not something to hold in
+memory.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -21,15 +25,43 @@ import httpx
 
 log = logging.getLogger(__name__)
 CHUNK = 64 * 1024
+MAX_RESPONSE_BYTES = 1024 * 1024
 Progress = Callable[[int, int], None]
+Cause = Literal["timeout", "refused", "unreachable", "server"]
 
 
 class PrusaLinkError(Exception):
-    pass
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status  # the HTTP status that was refused, if an answer came
 
 
 class PrusaLinkAuthError(PrusaLinkError):
     pass
+
+
+class PrusaLinkUnreachable(PrusaLinkError):
+    """No usable answer after every attempt; `cause` says why the last attempt failed."""
+
+    def __init__(self, message: str, *, cause: Cause, last: str) -> None:
+        super().__init__(message)
+        self.cause = cause
+        self.last = last  # what the last attempt met, e.g. "no answer within 3.0 s"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A whole (bounded) answer: the parts of httpx.Response this client uses."""
+
+    status_code: int
+    content: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.content)
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", errors="replace")
 
 
 @dataclass(frozen=True)
@@ -78,8 +110,9 @@ class PrusaLinkClient:
     # -- the wire -----------------------------------------------------------------------------
     async def _request(
         self, method: str, path: str, *, ok: tuple[int, ...] = (200, 201, 204), **kwargs: Any
-    ) -> httpx.Response:
+    ) -> Reply:
         last = ""
+        cause: Cause = "server"
         for attempt in range(self.retry.attempts):
             if attempt:
                 await asyncio.sleep(self.retry.delay(attempt - 1))
@@ -87,29 +120,50 @@ class PrusaLinkClient:
             if callable(send.get("content")):  # a streamed body is made afresh for each attempt
                 send["content"] = send["content"]()
             try:
-                response = await self._client.request(method, path, **send)
+                async with self._client.stream(method, path, **send) as response:
+                    reply = Reply(response.status_code, await self._bounded(response, path))
             except httpx.TimeoutException:
-                last = f"no answer within {self._client.timeout.read} s"
+                last, cause = f"no answer within {self._client.timeout.read} s", "timeout"
                 continue
             except httpx.TransportError as error:
+                refused = _caused_by(error, ConnectionRefusedError)
                 last = f"connection failed ({type(error).__name__}: {error})"
+                if refused:
+                    last = f"connection refused ({refused})"
+                cause = "refused" if refused else "unreachable"
                 continue
-            if response.status_code == 401:
-                raise PrusaLinkAuthError(self._auth_message())
-            if response.status_code >= 500:
-                last = f"HTTP {response.status_code}"
+            if reply.status_code == 401:
+                raise PrusaLinkAuthError(self._auth_message(), status=401)
+            if reply.status_code >= 500:
+                last, cause = f"HTTP {reply.status_code}", "server"
                 continue
-            if response.status_code not in ok:
+            if reply.status_code not in ok:
                 raise PrusaLinkError(
                     f"PrusaLink at {self.url} refused {method} {path}: HTTP "
-                    f"{response.status_code} {_detail(response)}"
+                    f"{reply.status_code} {_detail(reply)}",
+                    status=reply.status_code,
                 )
-            return response
-        raise PrusaLinkError(
+            return reply
+        raise PrusaLinkUnreachable(
             f"PrusaLink at {self.url} did not complete {method} {path} after "
             f"{self.retry.attempts} attempts (last: {last}). Check that the printer is on and "
-            "reachable, then try again."
+            "reachable, then try again.",
+            cause=cause,
+            last=last,
         )
+
+    async def _bounded(self, response: httpx.Response, path: str) -> bytes:
+        """The body, read in chunks and refused past MAX_RESPONSE_BYTES (not retried)."""
+        body = bytearray()
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) > MAX_RESPONSE_BYTES:
+                raise PrusaLinkError(
+                    f"PrusaLink at {self.url} answered {path} with more than "
+                    f"{MAX_RESPONSE_BYTES // 1024} KiB, far more than any PrusaLink answer; "
+                    "stopped reading. Check that the address is the printer's PrusaLink."
+                )
+        return bytes(body)
 
     def _auth_message(self) -> str:
         what = "API key" if self.auth_mode == "api_key" else "digest user name or password"
@@ -163,7 +217,8 @@ class PrusaLinkClient:
         except PrusaLinkError:
             # nothing half-uploaded may stay behind to be printed later
             with contextlib.suppress(httpx.HTTPError):
-                await self._client.delete(remote)
+                async with self._client.stream("DELETE", remote):
+                    pass  # its answer does not matter: not read
             raise
         return remote
 
@@ -174,7 +229,7 @@ class PrusaLinkClient:
                 await self._request("POST", remote, ok=(200, 201, 204))
                 return
             except PrusaLinkError as error:
-                if "HTTP 404" not in str(error) or attempt == self.retry.attempts - 1:
+                if error.status != 404 or attempt == self.retry.attempts - 1:
                     raise
                 await asyncio.sleep(self.retry.delay(attempt))
 
@@ -204,7 +259,17 @@ async def _chunks(path: Path, size: int, progress: Progress | None) -> AsyncIter
             yield chunk
 
 
-def _detail(response: httpx.Response) -> str:
+def _caused_by(error: BaseException, kind: type[BaseException]) -> BaseException | None:
+    """The `kind` exception in the chain below `error` (httpx hides errno behind its own)."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, kind):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _detail(response: Reply) -> str:
     try:
         body = response.json()
         return str(body.get("message") or body.get("title") or body)[:200]

@@ -8,6 +8,9 @@ with the same `Resend`, so those repeats are swallowed (counted, not guessed). `
 the link alive; `start` means the printer booted (after the port opens, or a reset mid-print).
 
 Reading uses `loop.add_reader` on the port's file descriptor; writes are short and non-blocking.
+A line longer than MAX_LINE_BYTES is not a Marlin answer (wrong baud rate, another device): the
+host drops the link and says so instead of buffering without end. The port is opened exclusively
+(a lock), so a second host or a `doctor` check cannot talk into a running print.
 If the port goes away the host stops writing, keeps the file position (the first line not
 confirmed), and reports; after `connect` again the job can be resumed or aborted.
 """
@@ -33,6 +36,7 @@ log = logging.getLogger(__name__)
 _TEMP = re.compile(r"\b(T|B)\s*:\s*(-?[\d.]+)\s*/\s*(-?[\d.]+)")
 _M73 = re.compile(r"^M73\s+P(\d+)(?:\s+R(\d+))?")
 STOP_COMMANDS = ("M104 S0", "M140 S0", "M107", "M84")  # heaters and fan off, motors free
+MAX_LINE_BYTES = 64 * 1024  # Marlin lines are < 100 bytes; this is far beyond any real one
 
 
 class HostState(StrEnum):
@@ -48,12 +52,66 @@ class SerialHostError(Exception):
     pass
 
 
+class PortBusy(SerialHostError):
+    """Another program (or host) holds the port: it may be printing, so it was not disturbed."""
+
+
 def numbered(number: int, command: str) -> str:
     body = f"N{number} {command}"
     value = 0
     for byte in body.encode("ascii", errors="replace"):
         value ^= byte
     return f"{body}*{value}\n"
+
+
+def garbage_message(port: str, baudrate: int) -> str:
+    return (
+        f"{port} sent more than {MAX_LINE_BYTES // 1024} KiB without a line end, which no Marlin "
+        f"printer does, so the link was closed. Check the baud rate (serial_baudrate = "
+        f"{baudrate} in the printing settings) and that this port is the printer's."
+    )
+
+
+def firmware_handshake(port: str, baudrate: int = 115200, timeout_s: float = 5.0) -> str:
+    """Open `port`, send M115 and return the firmware line; SerialHostError says what failed.
+
+    Blocking (pyserial, 0.1 s reads): for `doctor` and scripts, never on the GUI thread. A printer
+    that resets when the port opens (MK3) prints `start` when it is up; M115 is sent again then,
+    since the first one may have gone to the bootloader.
+    """
+    import serial  # pyserial
+
+    try:
+        link = serial.Serial(port, baudrate, timeout=0.1, write_timeout=1.0, exclusive=True)
+    except (serial.SerialException, OSError) as error:
+        if "lock" in str(error).lower():
+            raise PortBusy(f"{port} is in use by another program ({error})") from None
+        raise SerialHostError(f"cannot open {port}: {error}") from None
+    with link:
+        try:
+            return _ask_firmware(link, port, baudrate, timeout_s)
+        except (serial.SerialException, OSError) as error:  # unplugged while asking
+            raise SerialHostError(f"{port} failed while asking M115: {error}") from None
+
+
+def _ask_firmware(link: Any, port: str, baudrate: int, timeout_s: float) -> str:
+    link.write(b"M115\n")
+    pending = b""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        pending += link.read(max(1, link.in_waiting))
+        *lines, pending = pending.split(b"\n")
+        for raw in lines:
+            line = raw.decode("ascii", errors="replace").strip()
+            if "FIRMWARE_NAME" in line:
+                return line
+            if line == "start":
+                link.write(b"M115\n")
+            elif line.startswith("ok"):
+                return "answered M115 with ok, but without a FIRMWARE_NAME line"
+        if len(pending) > MAX_LINE_BYTES:
+            raise SerialHostError(garbage_message(port, baudrate))
+    raise SerialHostError(f"{port} opened, but nothing answered M115 within {timeout_s:g} s")
 
 
 @dataclass
@@ -156,7 +214,12 @@ class SerialHost:
         self._set_state(HostState.CONNECTING, f"opening {self.port}")
         try:
             self._serial = await asyncio.to_thread(
-                serial.Serial, self.port, self.baudrate, timeout=0, write_timeout=0
+                serial.Serial,
+                self.port,
+                self.baudrate,
+                timeout=0,
+                write_timeout=0,
+                exclusive=True,
             )
         except (serial.SerialException, OSError) as error:
             self._set_state(HostState.DISCONNECTED, f"cannot open {self.port}: {error}")
@@ -341,6 +404,10 @@ class SerialHost:
             line = raw.decode("ascii", errors="replace").strip()
             if line:
                 self._handle(line)
+        if len(self._rx) > MAX_LINE_BYTES:
+            self._rx = b""
+            self._drop_link(garbage_message(self.port, self.baudrate))
+            return
         self._pump()
 
     def _handle(self, line: str) -> None:

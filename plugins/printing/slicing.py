@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from workbench.core.jobs import JobCancelled, JobFailed
 from workbench.core.tools import ToolContext, ToolFailure
 from workbench_plugins.printing.config import PrintingSettings
+from workbench_plugins.printing.gate import file_lineage
 from workbench_plugins.printing.profiles import ProfileError, resolve_presets, write_ini
 from workbench_plugins.printing.slicer import slice_job
 
@@ -27,7 +28,12 @@ def outputs_folder(context: ToolContext) -> Path:
 class SliceArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    stl_path: str = Field(..., min_length=1, description="The STL model to slice")
+    stl_path: str = Field(
+        ...,
+        min_length=1,
+        description="The STL model to slice (the stl_path convert_design_to_stl returned; a "
+        "file outside the workspace needs a person's confirmation)",
+    )
     printer: str | None = Field(
         None, description="Printer preset or alias (MK3S, MINI, ...); default from settings"
     )
@@ -55,6 +61,15 @@ class SliceResult(BaseModel):
     model_size_mm: list[float]
 
 
+def slice_paths(args: SliceArgs, context: ToolContext) -> tuple[Path, Path | None]:
+    """The STL read and the G-code written if named (the registry's `files`): relative paths in
+    the workspace's printing outputs, anything outside the workspace only when confirmed."""
+    folder = outputs_folder(context)
+    stl = context.file(args.stl_path, mode="read", base=folder)
+    out = context.file(args.output_path, mode="write", base=folder) if args.output_path else None
+    return stl, out
+
+
 def slice_model(args: SliceArgs, context: ToolContext) -> SliceResult:
     settings = plugin_settings(context)
     try:
@@ -66,13 +81,14 @@ def slice_model(args: SliceArgs, context: ToolContext) -> SliceResult:
         )
     except ProfileError as error:
         raise ToolFailure(str(error), hint="Name a preset of the Prusa bundle.") from None
-    stl = Path(args.stl_path).expanduser()
+    stl, out = slice_paths(args, context)
     folder = outputs_folder(context)
     model_tag = presets.printer_model or "printer"
-    out = Path(args.output_path) if args.output_path else folder / f"{stl.stem}_{model_tag}.gcode"
-    if not out.is_absolute():
-        out = folder / out
-    ini = write_ini(presets, folder / f"{stl.stem}_{model_tag}.ini")
+    name = f"{stl.stem}_{model_tag}"
+    out = out or context.file(f"{name}.gcode", mode="write", base=folder)
+    context.file(f"{out.stem}.part.gcode", mode="write", base=out.parent)  # the slicer's scratch
+    ini = write_ini(presets, context.file(f"{name}.ini", mode="write", base=folder))
+    source = file_lineage(context.app.store, stl)  # before slicing: the file may change meanwhile
     job = context.app.jobs.submit(
         slice_job,
         str(stl),
@@ -93,7 +109,9 @@ def slice_model(args: SliceArgs, context: ToolContext) -> SliceResult:
     if "error" in produced:
         raise ToolFailure(produced["error"])
     meta = produced["meta"]
-    context.add_artifact(out, kind="gcode", meta={**meta, "printer": presets.printer})
+    # lineage: upload_and_print finds the candidate of this G-code by its hash (print gate)
+    lineage = {"source_sha256": source.sha256, "candidate_id": source.candidate_id}
+    context.add_artifact(out, kind="gcode", meta={**meta, "printer": presets.printer, **lineage})
     return SliceResult(
         message=(
             f"Sliced {stl.name} for {presets.printer} ({presets.print}, {presets.filament}): "

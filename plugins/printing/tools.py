@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from workbench.core.tools import SideEffect, Tool
 from workbench_plugins.printing import control
-from workbench_plugins.printing.slicing import SliceArgs, SliceResult, slice_model
+from workbench_plugins.printing.slicing import SliceArgs, SliceResult, slice_model, slice_paths
 
 
 def tools() -> list[Tool]:
@@ -17,6 +17,7 @@ def tools() -> list[Tool]:
             SliceResult,
             slice_model,
             SideEffect.COMPUTE,
+            files=slice_paths,
         ),
         Tool(
             "list_printers",
@@ -37,11 +38,13 @@ def tools() -> list[Tool]:
         Tool(
             "upload_and_print",
             "Send G-code to a printer and start printing (PrusaLink upload or USB streaming). "
-            "Refuses a ledger candidate that is not ready unless override=true with a reason.",
+            "Prints only a G-code sliced from a ready ledger candidate's STL (found from the "
+            "file itself); anything else needs override=true with the engineer's reason.",
             control.PrintArgs,
             control.ActionResult,
             control.upload_and_print,
             SideEffect.PHYSICAL,
+            files=control.print_file,
         ),
         Tool(
             "pause_print",

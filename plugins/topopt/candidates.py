@@ -122,7 +122,7 @@ def propose_design(
         CANDIDATE_KIND,
         {
             "problem": problem_type,
-            "engine": "engibench 0.2.0",
+            "engine": f"engibench {engine.engibench_version()}",
             "conditions": config.conditions,
             "config": config.model_dump(),
             "seed": seed,

@@ -41,10 +41,9 @@ def outputs_folder(context: ToolContext) -> Path:
 
 
 def output_path(context: ToolContext, requested: str | None, default_name: str) -> Path:
-    """Relative paths land in the workspace outputs folder; absolute ones are used as given."""
-    path = Path(requested) if requested else Path(default_name)
-    if not path.is_absolute():
-        path = outputs_folder(context) / path
+    """Where a tool writes: relative paths in the workspace outputs folder, any path confined by
+    the core rule (outside the workspace only with a person's confirmation)."""
+    path = context.file(requested or default_name, mode="write", base=outputs_folder(context))
     if not path.parent.is_dir():
         raise ToolFailure(
             f"Cannot write {path}: the folder {path.parent} does not exist.",
@@ -54,9 +53,18 @@ def output_path(context: ToolContext, requested: str | None, default_name: str) 
 
 
 def write_npy(array: npt.NDArray, path: Path) -> None:
-    partial = path.with_name(path.name + ".part.npy")
-    np.save(partial, array)
-    partial.replace(path)  # never a half-written design under the final name
+    # a fresh scratch file (created exclusively: never a planted link) renamed into place, so
+    # there is never a half-written design under the final name
+    with tempfile.NamedTemporaryFile(
+        dir=path.parent, prefix=f".{path.name}.", suffix=".part", delete=False
+    ) as handle:
+        partial = Path(handle.name)
+        try:
+            np.save(handle, array)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
+    partial.replace(path)
 
 
 def store_design(
@@ -101,8 +109,16 @@ def artifact_for_sha(context: ToolContext, design_sha: str) -> Artifact | None:
     return None
 
 
-def load_npy(path_text: str) -> npt.NDArray:
-    path = Path(path_text).expanduser()
+def design_file(context: ToolContext, description: str) -> Path | None:
+    """The confined .npy path a description names (relative: in the outputs folder), or None
+    when it names a design by word ('last', 'initial', ...)."""
+    if not looks_like_path(description):
+        return None
+    return context.file(description, mode="read", base=outputs_folder(context))
+
+
+def load_npy(context: ToolContext, path_text: str) -> npt.NDArray:
+    path = context.file(path_text, mode="read", base=outputs_folder(context))
     if not path.is_file():
         raise ToolFailure(
             f"No design file at {path}.",
@@ -143,7 +159,7 @@ def resolve(
     seed: int,
 ) -> ResolvedDesign:
     if looks_like_path(description):
-        design = load_npy(description)
+        design = load_npy(context, description)
         found = artifact_for_sha(context, engine.design_sha256(design))
         return ResolvedDesign(design, "file", description, found)
     if _mentions(description, INITIAL_WORDS):

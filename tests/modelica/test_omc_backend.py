@@ -75,6 +75,7 @@ def test_simulate_tool_on_the_omc_backend(context, fake_omc_home: Path) -> None:
             "intervals": 100,
         },
         caller="test",
+        confirmed=True,  # the model lies in the tests' folder, outside the workspace
     )
     assert outcome.ok, outcome.error
     assert outcome.result["backend"] == "omc"

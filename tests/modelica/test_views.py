@@ -6,10 +6,9 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import pytest
+import tests.rigs.gui  # noqa: F401  (first: skips, or fails in CI, without PySide6/pyqtgraph)
 
-pytest.importorskip("pyqtgraph")
-
+# isort: split
 from PySide6.QtGui import QColor
 
 from tests.modelica.conftest import MODELS

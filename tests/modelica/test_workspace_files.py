@@ -79,3 +79,17 @@ def test_workspace_resolve_directly(tmp_path: Path) -> None:
     for bad in ["", "..", "/etc/passwd", "a/../../b.mo"]:
         with pytest.raises(ToolFailure):
             space.resolve(bad)
+
+
+def test_read_file_refuses_a_file_over_the_cap_saying_size_and_cap(context, run) -> None:  # type: ignore[no-untyped-def]
+    from workbench_plugins.modelica.tools import MAX_READ_BYTES
+
+    size = MAX_READ_BYTES + 1
+    (run.workspace.root / "results.txt").write_bytes(b"x" * size)
+    (run.workspace.root / "just_fits.txt").write_bytes(b"y" * MAX_READ_BYTES)
+    read = context.registry.call("read_file", {"run": run.id, "path": "results.txt"}, caller="t")
+    assert not read.ok
+    assert f"{size:,} bytes" in read.error.message
+    assert f"limit of {MAX_READ_BYTES:,} bytes" in read.error.message
+    fits = context.registry.call("read_file", {"run": run.id, "path": "just_fits.txt"}, caller="t")
+    assert fits.ok and len(fits.result["text"]) == MAX_READ_BYTES

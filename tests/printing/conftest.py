@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-needs_slicer = pytest.mark.skipif(
-    shutil.which("prusa-slicer") is None, reason="prusa-slicer is not installed (Debian package)"
-)
+from tests.rigs.require import needs_rig, require_rig
+
+SLICER_MISSING = "prusa-slicer is not installed (Debian package prusa-slicer)"
+needs_slicer = needs_rig("prusa-slicer", shutil.which("prusa-slicer") is not None, SLICER_MISSING)
 
 
 @pytest.fixture
@@ -44,8 +45,7 @@ def sliced_cube(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     from workbench_plugins.printing.profiles import resolve_presets, write_ini
 
-    if shutil.which("prusa-slicer") is None:
-        pytest.skip("prusa-slicer is not installed (Debian package)")
+    require_rig("prusa-slicer", shutil.which("prusa-slicer") is not None, SLICER_MISSING)
     folder = tmp_path_factory.mktemp("sliced")
     mesh = trimesh.creation.box((20.0, 20.0, 20.0))
     mesh.apply_translation((0, 0, 10))

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("PySide6")
-pytest.importorskip("pyqtgraph")
+import tests.rigs.gui  # noqa: F401  (first: skips, or fails in CI, without PySide6/pyqtgraph)
 
+# isort: split
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QMessageBox, QWidget

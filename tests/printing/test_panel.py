@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("PySide6")
-pytest.importorskip("pyqtgraph")
+import tests.rigs.gui  # noqa: F401  (first: skips, or fails in CI, without PySide6/pyqtgraph)
 
+# isort: split
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
@@ -64,7 +64,13 @@ def test_panel_streams_with_temperatures_progress_and_confirmation(
         heartbeat.timeout.connect(lambda: ticks.append(time.perf_counter()))
         heartbeat.start(10)
         panel.print_file(str(gcode))
+        assert f"{gcode.resolve()} is outside the workspace" in panel.confirmation.text()
         answer(qtbot, panel, QMessageBox.StandardButton.Yes)
+        # not sliced here from a ledger candidate: the gate refuses, the person overrides
+        qtbot.waitUntil(lambda: panel.override is not None and panel.override.isVisible())
+        assert "origin of print.gcode is unknown" in panel.override.labelText()
+        panel.override.setTextValue("calibration print")
+        panel.override.accept()
         qtbot.waitUntil(lambda: 0 < panel.progress.value() < 1000, timeout=10000)
         first = panel.progress.value()
         qtbot.waitUntil(lambda: panel.progress.value() > first, timeout=10000)
@@ -82,6 +88,8 @@ def test_panel_streams_with_temperatures_progress_and_confirmation(
     gaps = [b - a for a, b in itertools.pairwise(ticks)]
     print(f"GUI heartbeat during streaming: max gap {max(gaps) * 1000:.1f} ms")
     assert (artifact_folder() / "printer_panel.png").stat().st_size > 1000
+    printed = panel.context.store.tool_calls("upload_and_print")[-1]
+    assert printed["ok"] and printed["arguments"]["override_reason"] == "calibration print"
 
 
 def test_terminal_and_emergency_stop(qtbot: QtBot, panel: PrinterPanel, tmp_path: Path) -> None:

@@ -103,3 +103,20 @@ def test_failed_upload_leaves_nothing_to_print(gcode: Path) -> None:
         with pytest.raises(PrusaLinkError):
             asyncio.run(scenario(server.url))
         assert server.printer.files == {} and server.printer.state == "IDLE"
+
+
+def test_a_huge_answer_is_refused_without_reading_it_whole() -> None:
+    from workbench_plugins.printing.prusalink import MAX_RESPONSE_BYTES
+
+    async def scenario(url: str) -> None:
+        async with PrusaLinkClient(url, "secret-key", retry=FAST) as client:
+            await client.version()
+
+    huge = 64 * MAX_RESPONSE_BYTES
+    with running_prusalink() as server:
+        server.printer.huge_next[:] = [huge]
+        with pytest.raises(PrusaLinkError, match=r"more than 1024 KiB.*stopped reading"):
+            asyncio.run(scenario(server.url))
+        assert len(server.printer.requests) == 1  # refused, not retried
+    # the server could not send it all: the client closed the connection early
+    assert server.printer.huge_sent < huge

@@ -145,3 +145,34 @@ def test_missing_port_gives_a_clear_error(tmp_path: Path) -> None:
     host = SerialHost(str(tmp_path / "ttyACM9"))
     with pytest.raises(SerialHostError, match="Cannot open the printer port"):
         asyncio.run(host.connect())
+
+
+def test_endless_line_is_capped_and_the_link_closed_saying_why() -> None:
+    import os
+    import tty
+
+    from workbench_plugins.printing.serial_host import MAX_LINE_BYTES
+
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    port = os.ttyname(slave)
+
+    async def scenario() -> SerialHost:
+        host = SerialHost(port, boot_timeout_s=0.1)
+        await host.connect()
+        chunk = b"\x55" * 4096  # what a wrong baud rate looks like: bytes, never a newline
+        for _ in range(MAX_LINE_BYTES // len(chunk) + 2):
+            os.write(master, chunk)
+            await asyncio.sleep(0.005)  # let the host read: the pty buffer is small
+            if not host.connected:
+                break
+        return host
+
+    try:
+        host = asyncio.run(scenario())
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert host.state is HostState.DISCONNECTED
+    assert "64 KiB without a line end" in host.message and "serial_baudrate" in host.message
+    assert len(host._rx) == 0  # the partial line was dropped, not kept

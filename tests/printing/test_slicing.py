@@ -70,6 +70,7 @@ def test_slice_cube_and_beam_with_two_presets(
             "slice_model",
             {"stl_path": str(stl), "printer": printer, "print_preset": print_preset},
             caller="test",
+            confirmed=True,  # the STL lies outside the workspace
         )
         assert outcome.ok, outcome.error
         result = outcome.result
@@ -110,7 +111,7 @@ def test_bad_meshes_give_clear_errors(app: object, tmp_path: Path, mesh: str, me
             box.update_faces([True] * 10 + [False] * 2)
         box.export(path)
     outcome = app.registry.call(  # type: ignore[attr-defined]
-        "slice_model", {"stl_path": str(path), "printer": "MK3S"}, caller="test"
+        "slice_model", {"stl_path": str(path), "printer": "MK3S"}, caller="test", confirmed=True
     )
     assert not outcome.ok
     assert outcome.error.kind == "failed"

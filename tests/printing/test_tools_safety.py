@@ -4,10 +4,12 @@ serial path through the same registry calls."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
+from tests.printing.conftest import needs_slicer
 from tests.rigs.marlin_emulator import executed_commands, running_emulator
 from tests.rigs.prusalink_server import running_prusalink
 from workbench.core.ledger import Adjudication, InvariantKind
@@ -18,10 +20,18 @@ PHYSICAL = ["upload_and_print", "pause_print", "resume_print", "cancel_print"]
 
 
 @pytest.fixture
-def gcode(tmp_path: Path) -> Path:
-    path = tmp_path / "part.gcode"
+def gcode(app: object) -> Path:
+    """A G-code in the workspace's printing outputs, of unknown origin until `tie`d."""
+    folder = app.store.folder / "outputs" / "printing"  # type: ignore[attr-defined]
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "part.gcode"
     path.write_text("M104 S215\n" + "".join(f"G1 X{i} Y{i}\n" for i in range(50)))
     return path
+
+
+def tie(app: object, gcode: Path, candidate_id: str) -> None:
+    """The lineage slice_model records: the G-code artifact names the candidate it came from."""
+    app.store.add_artifact(gcode, kind="gcode", meta={"candidate_id": candidate_id})  # type: ignore[attr-defined]
 
 
 @pytest.fixture
@@ -68,6 +78,7 @@ def test_confirmed_prusalink_print_pause_resume_cancel_and_status(
 ) -> None:
     url = link.url  # type: ignore[attr-defined]
     call = app.registry.call  # type: ignore[attr-defined]
+    tie(app, gcode, candidate(app, watertight=True))
     done = call(
         "upload_and_print",
         {"printer": url, "gcode_path": str(gcode)},
@@ -104,9 +115,11 @@ def test_missing_or_wrong_key_is_a_clear_tool_error(app: object, gcode: Path) ->
 def test_not_ready_candidate_is_refused_unless_overridden(
     app: object, link: object, gcode: Path
 ) -> None:
+    """No candidate_id given: the gate finds the file's candidate through its lineage."""
     call, url = app.registry.call, link.url  # type: ignore[attr-defined]
     bad = candidate(app, watertight=False)
-    args = {"printer": url, "gcode_path": str(gcode), "candidate_id": bad}
+    tie(app, gcode, bad)
+    args = {"printer": url, "gcode_path": str(gcode)}
     refused = call("upload_and_print", args, caller="agent", confirmed=True)
     assert not refused.ok and "not ready" in refused.error.message
     assert "watertight_export" in refused.error.message and "override" in refused.error.hint
@@ -122,6 +135,7 @@ def test_not_ready_candidate_is_refused_unless_overridden(
     )
     assert overridden.ok, overridden.error
     result = overridden.result
+    assert result["candidate_id"] == bad
     assert result["overridden"] and result["blocking"] == ["watertight_export"]
     assert result["override_reason"] == "test coupon, leak does not matter"
     ledger = app.ledger  # type: ignore[attr-defined]
@@ -135,16 +149,121 @@ def test_not_ready_candidate_is_refused_unless_overridden(
 
 def test_ready_candidate_prints_without_override(app: object, link: object, gcode: Path) -> None:
     good = candidate(app, watertight=True)
+    tie(app, gcode, good)
     outcome = app.registry.call(  # type: ignore[attr-defined]
+        "upload_and_print",
+        {"printer": link.url, "gcode_path": str(gcode)},  # type: ignore[attr-defined]
+        caller="agent",
+        confirmed=True,
+    )
+    assert outcome.ok and outcome.result["ready"] is True and not outcome.result["overridden"]
+    assert outcome.result["candidate_id"] == good
+
+
+def test_a_file_of_unknown_origin_is_refused_unless_overridden(
+    app: object, link: object, gcode: Path
+) -> None:
+    """Naming a ready candidate does not vouch for a file that is not tied to it."""
+    call, url = app.registry.call, link.url  # type: ignore[attr-defined]
+    good = candidate(app, watertight=True)
+    for named in ({}, {"candidate_id": good}):
+        args = {"printer": url, "gcode_path": str(gcode), **named}
+        refused = call("upload_and_print", args, caller="agent", confirmed=True)
+        assert not refused.ok and "origin of part.gcode is unknown" in refused.error.message
+    assert link.printer.files == {}  # type: ignore[attr-defined]
+
+    overridden = call(
+        "upload_and_print",
+        {**args, "override": True, "override_reason": "calibration cube from the vendor"},
+        caller="agent",
+        confirmed=True,
+    )
+    assert overridden.ok, overridden.error
+    result = overridden.result
+    assert result["overridden"] and result["blocking"] == ["unknown_origin"]
+    assert result["candidate_id"] == good and result["ready"] is True
+    evidence = app.ledger.evidence_record(result["ledger_evidence_id"])  # type: ignore[attr-defined]
+    assert "calibration cube" in evidence.note and "unknown_origin" in evidence.note
+
+
+def test_an_edited_file_loses_its_lineage(app: object, link: object, gcode: Path) -> None:
+    tie(app, gcode, candidate(app, watertight=True))
+    gcode.write_text(gcode.read_text() + "G1 X999\n")  # no longer what was sliced
+    refused = app.registry.call(  # type: ignore[attr-defined]
+        "upload_and_print",
+        {"printer": link.url, "gcode_path": str(gcode)},  # type: ignore[attr-defined]
+        caller="agent",
+        confirmed=True,
+    )
+    assert not refused.ok and "unknown" in refused.error.message
+    assert link.printer.files == {}  # type: ignore[attr-defined]
+
+
+def test_a_named_candidate_must_be_the_files_own(app: object, link: object, gcode: Path) -> None:
+    bad, good = candidate(app, watertight=False), candidate(app, watertight=True)
+    tie(app, gcode, bad)
+    refused = app.registry.call(  # type: ignore[attr-defined]
         "upload_and_print",
         {"printer": link.url, "gcode_path": str(gcode), "candidate_id": good},  # type: ignore[attr-defined]
         caller="agent",
         confirmed=True,
     )
-    assert outcome.ok and outcome.result["ready"] is True and not outcome.result["overridden"]
+    assert not refused.ok and f"sliced from candidate {bad[:12]}" in refused.error.message
+    assert link.printer.files == {}  # type: ignore[attr-defined]
+
+
+def test_a_gcode_outside_the_workspace_is_named_in_the_confirmation(
+    app: object, link: object, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere.gcode"
+    outside.write_text("M104 S215\n")
+    args = {"printer": link.url, "gcode_path": str(outside)}  # type: ignore[attr-defined]
+    refused = app.registry.call("upload_and_print", args, caller="agent")  # type: ignore[attr-defined]
+    assert refused.error.kind == "confirmation_required"
+    assert refused.error.paths == [str(outside.resolve())]
+    assert f"read {outside.resolve()}" in refused.error.message
+    needed = app.registry.confirmation_needed("upload_and_print", args)  # type: ignore[attr-defined]
+    assert needed is not None and needed.paths == refused.error.paths
+    assert link.printer.requests == []  # type: ignore[attr-defined]
+
+
+def test_a_gcode_link_leading_out_is_refused_even_when_confirmed(
+    app: object, link: object, tmp_path: Path
+) -> None:
+    target = tmp_path / "target.gcode"
+    target.write_text("M104 S215\n")
+    folder = app.store.folder / "outputs" / "printing"  # type: ignore[attr-defined]
+    folder.mkdir(parents=True, exist_ok=True)
+    os.symlink(target, folder / "linked.gcode")
+    arguments = {"printer": link.url, "gcode_path": "linked.gcode"}  # type: ignore[attr-defined]
+    overriding = {"override": True, "override_reason": "anything"}
+    refused = app.registry.call(  # type: ignore[attr-defined]
+        "upload_and_print", {**arguments, **overriding}, caller="agent", confirmed=True
+    )
+    assert refused.error.kind == "failed" and "symbolic link" in refused.error.message
+    assert link.printer.requests == []  # type: ignore[attr-defined]
+
+
+def test_slice_model_files_are_confined(app: object, cube_stl: Path, tmp_path: Path) -> None:
+    """Refused before the slicer runs (so without PrusaSlicer): nothing is written anywhere."""
+    call = app.registry.call  # type: ignore[attr-defined]
+    folder = app.store.folder / "outputs" / "printing"  # type: ignore[attr-defined]
+    out = tmp_path / "out" / "x.gcode"
+    refused = call("slice_model", {"stl_path": str(cube_stl), "output_path": str(out)}, caller="a")
+    assert refused.error.kind == "confirmation_required"
+    assert set(refused.error.paths) == {str(cube_stl.resolve()), str(out.resolve())}
+    climbing = call("slice_model", {"stl_path": "../../../cube.stl"}, caller="a", confirmed=True)
+    assert climbing.error.kind == "failed" and "'..'" in climbing.error.message
+    folder.mkdir(parents=True, exist_ok=True)
+    os.symlink(cube_stl, folder / "cube.stl")
+    linked = call("slice_model", {"stl_path": "cube.stl"}, caller="a", confirmed=True)
+    assert linked.error.kind == "failed" and "symbolic link" in linked.error.message
+    assert [p.name for p in folder.iterdir()] == ["cube.stl"] and not out.parent.exists()
+    assert app.store.artifacts() == []  # type: ignore[attr-defined]
 
 
 def test_serial_print_through_the_registry(app: object, gcode: Path, tmp_path: Path) -> None:
+    tie(app, gcode, candidate(app, watertight=True))
     log = tmp_path / "executed.log"
     with running_emulator(log) as printer:
         outcome = app.registry.call(  # type: ignore[attr-defined]
@@ -176,3 +295,48 @@ def test_closing_the_app_disconnects_printers_and_stops_their_loop(
         app.close()
         assert not host.connected
         assert not manager._thread.is_alive()
+
+
+@needs_slicer
+@pytest.mark.slow
+def test_a_sliced_export_finds_its_candidate_without_being_told(app: object, link: object) -> None:
+    """Lineage end to end: design candidate -> convert_design_to_stl -> slice_model (PrusaSlicer)
+    -> upload_and_print with no candidate_id, which finds the ready candidate itself."""
+    import numpy as np
+
+    from workbench_plugins.topopt import candidates, engine
+
+    call = app.registry.call  # type: ignore[attr-defined]
+    design = np.zeros((50, 100))
+    design[:, :40] = 1.0  # one solid block at volume fraction 0.4: every design check holds
+    npy = app.store.folder / "outputs" / "topopt" / "block.npy"  # type: ignore[attr-defined]
+    npy.parent.mkdir(parents=True, exist_ok=True)
+    np.save(npy, design)
+    proposed, _ = candidates.propose_design(
+        app.ledger,  # type: ignore[attr-defined]
+        problem_type="beams2d",
+        config=engine.parse_config("beams2d", {"volfrac": 0.4}),
+        seed=0,
+        design=design,
+        artifact_sha256="0" * 64,
+        tool_call_id=call("list_printers", {}, caller="test").call_id,
+    )
+    exported = call(
+        "convert_design_to_stl", {"npy_file_path": str(npy), "scale_z": 2.0}, caller="agent"
+    )
+    assert exported.ok and exported.result["candidate_id"] == proposed.id, exported.error
+    sliced = call(
+        "slice_model", {"stl_path": exported.result["stl_path"], "printer": "MK3S"}, caller="agent"
+    )
+    assert sliced.ok, sliced.error
+    [artifact] = app.store.artifacts("gcode")  # type: ignore[attr-defined]
+    assert artifact.meta["candidate_id"] == proposed.id
+    printed = call(
+        "upload_and_print",
+        {"printer": link.url, "gcode_path": sliced.result["gcode_path"]},  # type: ignore[attr-defined]
+        caller="agent",
+        confirmed=True,
+    )
+    assert printed.ok, printed.error
+    assert printed.result["candidate_id"] == proposed.id and printed.result["ready"] is True
+    assert not printed.result["overridden"]

@@ -3,8 +3,9 @@
 It implements the endpoints the printing plugin uses, with the shapes of the public OpenAPI spec
 (learned, not copied): /api/version, /api/v1/status, /api/v1/job (+ pause/resume, DELETE to stop),
 /api/v1/storage, PUT/POST/DELETE /api/v1/files/{storage}/{path}. Auth is X-Api-Key or HTTP digest
-(MD5, qop=auth). `fail_next` makes the next requests answer with a status code (e.g. 503) and
-`stall_next` makes them wait before answering (client timeouts).
+(MD5, qop=auth). `fail_next` makes the next requests answer with a status code (e.g. 503),
+`stall_next` makes them wait before answering (client timeouts) and `huge_next` makes them answer
+200 with a body of that many bytes, sent in chunks without a length (bounded reads).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -37,6 +39,8 @@ class PrinterState:
     progress: float = 0.0
     fail_next: list[int] = field(default_factory=list)
     stall_next: list[float] = field(default_factory=list)
+    huge_next: list[int] = field(default_factory=list)
+    huge_sent: int = 0  # bytes of huge bodies written before the client stopped reading
     requests: list[tuple[str, str]] = field(default_factory=list)
     nonces: set[str] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -64,6 +68,22 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+    def _reply_chunked(self, size: int) -> None:
+        """200 with `size` bytes, chunked (no Content-Length): only counting stops a reader."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        piece = b"x" * 65536
+        try:
+            while self.server.printer.huge_sent < size:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                self.server.printer.huge_sent += len(piece)
+            self.wfile.write(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client stopped reading: what the test wants to see
+        self.close_connection = True
 
     def _body(self) -> bytes | None:
         length = int(self.headers.get("Content-Length") or 0)
@@ -107,8 +127,13 @@ class Handler(BaseHTTPRequestHandler):
         with printer.lock:
             stall = printer.stall_next.pop(0) if printer.stall_next else 0.0
             failure = printer.fail_next.pop(0) if printer.fail_next else 0
+            huge = printer.huge_next.pop(0) if printer.huge_next else 0
         if stall:
             time.sleep(stall)
+        if huge:
+            self._body()
+            self._reply_chunked(huge)
+            return
         if failure:
             self._body()
             self._reply(failure, {"title": "Injected failure"})
@@ -271,6 +296,11 @@ class PrusaLinkServer(ThreadingHTTPServer):
     def __init__(self, printer: PrinterState) -> None:
         super().__init__(("127.0.0.1", 0), Handler)
         self.printer = printer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # a client that timed out or stopped reading is what timeout tests provoke: no traceback
+        if not isinstance(sys.exc_info()[1], BrokenPipeError | ConnectionResetError):
+            super().handle_error(request, client_address)
 
     @property
     def url(self) -> str:

@@ -1,7 +1,8 @@
 """An Xvfb X server on a free display, for tests that need a real window system (xcb, VTK).
 
 Use the context manager `running_xvfb()` or the fixture `xvfb_display`; both give the DISPLAY
-value (":N") and stop the server afterwards. Without /usr/bin/Xvfb the test is skipped, saying so.
+value (":N") and stop the server afterwards. Without /usr/bin/Xvfb the test is skipped, saying so
+(in CI it fails instead: tests/rigs/require.py).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from tests.rigs.require import require_rig
 
 XVFB = Path("/usr/bin/Xvfb")
 SOCKETS = Path("/tmp/.X11-unix")
@@ -59,7 +62,7 @@ def _stop(server: subprocess.Popen[bytes]) -> None:
 def running_xvfb(width: int = 1280, height: int = 800, depth: int = 24) -> Iterator[str]:
     """Run Xvfb for the duration of the block; yields the DISPLAY value."""
     if not XVFB.exists():
-        pytest.skip(f"{XVFB} is not installed (Debian package xvfb); no X server for this test")
+        require_rig("xvfb", False, f"{XVFB} is not installed (Debian package xvfb)")
     for number in _free_display():
         server = _start(number, f"{width}x{height}x{depth}")
         if server is None:

@@ -174,8 +174,15 @@ def test_bad_arguments_name_the_field(
     assert words in problem.message
 
 
-def test_missing_npy_is_a_clear_error(context: Any, tmp_path: Path) -> None:
-    missing = tmp_path / "nothing_here.npy"
+def outputs(context: Any) -> Path:
+    """The workspace's topopt outputs, where relative file names land (resolved, as reported)."""
+    folder = context.store.folder / "outputs" / "topopt"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder.resolve()
+
+
+def test_missing_npy_is_a_clear_error(context: Any) -> None:
+    missing = outputs(context) / "nothing_here.npy"
     for tool, arguments in [
         ("convert_design_to_stl", {"npy_file_path": str(missing)}),
         ("simulate_design", {"design_description": str(missing)}),
@@ -185,16 +192,16 @@ def test_missing_npy_is_a_clear_error(context: Any, tmp_path: Path) -> None:
         assert f"No design file at {missing}" in outcome.error.message
 
 
-def test_design_of_the_wrong_shape_is_a_clear_error(context: Any, tmp_path: Path) -> None:
-    wrong = tmp_path / "wrong.npy"
+def test_design_of_the_wrong_shape_is_a_clear_error(context: Any) -> None:
+    wrong = outputs(context) / "wrong.npy"
     np.save(wrong, np.full((100, 50), 0.4))
     outcome = call(context, "simulate_design", {"design_description": str(wrong)})
     assert outcome.error.kind == "failed"
     assert "[100, 50]" in outcome.error.message and "[50, 100]" in outcome.error.message
 
 
-def test_threshold_that_leaves_no_material_is_a_clear_error(context: Any, tmp_path: Path) -> None:
-    faint = tmp_path / "faint.npy"
+def test_threshold_that_leaves_no_material_is_a_clear_error(context: Any) -> None:
+    faint = outputs(context) / "faint.npy"
     np.save(faint, np.full((50, 100), 0.3))
     outcome = call(context, "convert_design_to_stl", {"npy_file_path": str(faint)})
     assert outcome.error.kind == "failed"
@@ -257,3 +264,184 @@ def test_export_of_a_description_that_names_no_design_is_refused(context: Any) -
     assert "'the beam' names no design" in outcome.error.message
     assert "save_path" in outcome.error.hint
     assert context.store.artifacts("stl") == []
+
+
+# -- file arguments: inside the workspace, elsewhere only confirmed, never out through a link ---
+def beam_npy(context: Any) -> Path:
+    design = np.zeros((50, 100))
+    design[:, :40] = 1.0
+    path = outputs(context) / "beam.npy"
+    np.save(path, design)
+    return path
+
+
+def test_an_export_outside_the_workspace_needs_a_confirmation_showing_the_path(
+    context: Any, tmp_path: Path
+) -> None:
+    stl = tmp_path / "x.stl"
+    arguments = {"npy_file_path": str(beam_npy(context)), "stl_file_path": str(stl)}
+    refused = call(context, "convert_design_to_stl", arguments)
+    assert refused.error.kind == "confirmation_required"
+    assert str(stl.resolve()) in refused.error.message and str(stl.resolve()) in refused.error.paths
+    assert list(tmp_path.glob("x.stl*")) == [] and context.store.artifacts("stl") == []
+
+    confirmed = context.registry.call(
+        "convert_design_to_stl", arguments, caller="test", confirmed=True
+    )
+    assert confirmed.ok, confirmed.error
+    assert trimesh.load(stl).is_watertight
+
+
+def test_reading_a_file_outside_needs_a_confirmation_and_reads_nothing(
+    context: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "user"
+    home.mkdir()
+    (home / ".bashrc").write_text("export SECRET=1\n")
+    monkeypatch.setenv("HOME", str(home))
+    for tool, field in [
+        ("simulate_design", "design_description"),
+        ("render_design", "design_description"),
+        ("convert_design_to_stl", "npy_file_path"),
+    ]:
+        outcome = call(context, tool, {field: "~/.bashrc"})
+        assert outcome.error.kind == "confirmation_required", tool
+        assert outcome.error.paths[0] == str((home / ".bashrc").resolve())
+    assert list(outputs(context).iterdir()) == []  # no render, no STL, no .npy
+
+
+def test_climbing_out_of_the_workspace_is_refused(context: Any) -> None:
+    above = context.store.folder.parent  # what ../../../ from the outputs folder reaches
+    np.save(above / "x.npy", np.full((50, 100), 0.4))  # a readable design, were '..' followed
+    source = str(beam_npy(context))
+    for tool, arguments in [
+        ("convert_design_to_stl", {"npy_file_path": source, "stl_file_path": "../../../x.stl"}),
+        ("render_design", {"design_description": source, "save_path": "../../../x.png"}),
+        ("simulate_design", {"design_description": "../../../x.npy"}),
+    ]:
+        outcome = context.registry.call(tool, arguments, caller="test", confirmed=True)
+        assert outcome.error.kind == "failed" and "'..'" in outcome.error.message, tool
+    assert [p.name for p in above.glob("x.*")] == ["x.npy"]  # nothing written there
+
+
+def test_a_link_that_leads_out_is_refused_even_when_confirmed(context: Any, tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("original")
+    os.symlink(victim, outputs(context) / "part.stl")
+    os.symlink(tmp_path, outputs(context) / "door")
+    np.save(tmp_path / "outside.npy", np.full((50, 100), 0.4))
+    source = str(beam_npy(context))
+    for tool, arguments in [
+        ("convert_design_to_stl", {"npy_file_path": source, "stl_file_path": "part.stl"}),
+        ("convert_design_to_stl", {"npy_file_path": source, "stl_file_path": "door/new.stl"}),
+        ("render_design", {"design_description": source, "save_path": "door/new.png"}),
+        ("simulate_design", {"design_description": "door/outside.npy"}),
+    ]:
+        outcome = context.registry.call(tool, arguments, caller="test", confirmed=True)
+        assert outcome.error.kind == "failed" and "symbolic link" in outcome.error.message, tool
+    assert victim.read_text() == "original"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix != ".txt") == [
+        "home",
+        "outside.npy",
+    ]
+
+
+def test_an_allowed_folder_needs_no_confirmation(context: Any, tmp_path: Path) -> None:
+    prints = tmp_path / "prints"
+    prints.mkdir()
+    context.settings.allowed_folders = [str(prints)]
+    arguments = {"npy_file_path": str(beam_npy(context)), "stl_file_path": str(prints / "b.stl")}
+    outcome = call(context, "convert_design_to_stl", arguments)
+    assert outcome.ok, outcome.error
+    assert (prints / "b.stl").is_file()
+
+
+def test_headless_yes_confirms_a_path_outside(
+    context: Any, workbench_home: Path, tmp_path: Path
+) -> None:
+    stl = tmp_path / "cli.stl"
+    arguments = json.dumps({"npy_file_path": str(beam_npy(context)), "stl_file_path": str(stl)})
+    command = [sys.executable, "-m", "workbench", "--headless", "tool", "convert_design_to_stl"]
+    env = {**os.environ, "WORKBENCH_HOME": str(workbench_home)}
+
+    def run(*extra: str) -> dict[str, Any]:
+        completed = subprocess.run(
+            [*command, arguments, *extra], capture_output=True, text=True, env=env, timeout=120
+        )
+        return json.loads(completed.stdout)
+
+    refused = run()
+    assert refused["error"]["kind"] == "confirmation_required" and not stl.exists()
+    assert str(stl.resolve()) in refused["error"]["message"]
+    assert run("--yes")["ok"] and stl.is_file()
+
+
+def test_results_name_the_exact_design_they_worked_on(context: Any) -> None:
+    """simulate, render and export report design_sha256 of the field they used, so a benchmark
+    can tell the optimised design from "initial", a random field or some other file."""
+    from workbench_plugins.topopt.engine import design_sha256
+
+    design = np.zeros((50, 100))
+    design[:, :40] = 1.0  # mean 0.4
+    path = context.store.folder / "outputs" / "own.npy"  # inside the workspace
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.save(path, design)
+    own = design_sha256(design)
+    simulated = call(context, "simulate_design", {"design_description": str(path)})
+    rendered = call(context, "render_design", {"design_description": str(path)})
+    exported = call(context, "convert_design_to_stl", {"npy_file_path": str(path)})
+    for outcome in (simulated, rendered, exported):
+        assert outcome.ok, outcome.error
+        assert outcome.result["design_sha256"] == own
+    initial = call(context, "render_design", {"design_description": "initial"})
+    assert initial.result["design_sha256"] == design_sha256(np.full((50, 100), 0.35))
+    random = call(context, "simulate_design", {"design_description": "random", "seed": 4})
+    assert random.result["design_sha256"] not in (own, initial.result["design_sha256"])
+    # the reference's two never-computed STL flags are not reported
+    assert not {"watertight_check_available", "mesh_repaired"} & set(exported.result)
+
+
+def test_design_valid_is_engibenchs_own_constraint_check(context: Any) -> None:
+    """Not a constant: a Beams2D design whose mean density misses volfrac by more than 0.01
+    violates EngiBench's volume_fraction_bound."""
+    design = np.zeros((50, 100))
+    design[:, :40] = 1.0  # mean 0.4
+    path = context.store.folder / "outputs" / "own.npy"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.save(path, design)
+    for volfrac, valid in ((0.4, True), (0.405, True), (0.3, False)):
+        arguments = {"design_description": str(path), "problem_config": {"volfrac": volfrac}}
+        outcome = call(context, "simulate_design", arguments)
+        assert outcome.ok, outcome.error
+        assert outcome.result["design_valid"] is valid, volfrac
+        violations = outcome.result["constraint_violations"]
+        assert bool(violations) is not valid
+        assert all(v.startswith("volume_fraction_bound") for v in violations)
+    photonics = call(context, "simulate_design", {"problem_type": "photonics2d", "seed": 1})
+    assert photonics.ok and photonics.result["design_valid"] is True  # it has no constraints
+
+
+def test_candidates_record_the_installed_engibench(
+    context: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from importlib.metadata import version
+
+    from workbench_plugins.topopt import candidates, engine
+
+    config = engine.parse_config("beams2d", {"volfrac": 0.4})
+    design = np.full((50, 100), 0.4)
+
+    def propose(seed: int) -> Any:
+        return candidates.propose_design(
+            context.ledger,
+            problem_type="beams2d",
+            config=config,
+            seed=seed,
+            design=design,
+            artifact_sha256="0" * 64,
+            tool_call_id=call(context, "get_problem_details", {}).call_id,
+        )[0]
+
+    assert propose(0).content["engine"] == f"engibench {version('engibench')}"
+    monkeypatch.setattr(engine, "engibench_version", lambda: "9.9.9")  # an upgrade
+    assert propose(1).content["engine"] == "engibench 9.9.9"

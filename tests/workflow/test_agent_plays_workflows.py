@@ -102,7 +102,16 @@ def play(style: str, exports: list[Export] | None, context, tmp_path: Path) -> d
     spec = tasks.build(PROBLEM, style, SEED, EXAMPLE)
     folder = tmp_path / "stl"
     folder.mkdir()
+    # outside the cell's workspace: allowed, or the headless run would refuse to confirm it
+    context.settings.allowed_folders = [str(folder)]
     replies = scripted_replies(spec, list(exports or spec.draws.expected), folder)
+    return run_script(style, replies, context, tmp_path)
+
+
+def run_script(
+    style: str, replies: list[dict[str, Any]], context, tmp_path: Path
+) -> dict[str, Any]:
+    """The cell (style, seed 0, example 0) played by a scripted model with these replies."""
     script = tmp_path / "script.json"
     script.write_text(json.dumps(replies))
     suite = WorkflowSuite(PROBLEM)
@@ -136,6 +145,7 @@ def test_scripted_model_plays_w_rand_end_to_end(workflow_context, tmp_path: Path
     assert exported["threshold"] == expected.threshold
     assert exported["mirrored"] == expected.mirror_y
     assert (exported["scale_xy"], exported["scale_z"]) == (expected.scale_xy, expected.scale_z)
+    assert exported["design_sha256"] == calls[0]["result"]["design_sha256"]  # the optimised one
     assert exported["stl_path"] == "export_0.stl"  # the record keeps no absolute path
     assert (tmp_path / "stl" / "export_0.stl").is_file()  # written where the script asked
 
@@ -171,3 +181,47 @@ def test_scripted_model_plays_w_multi_with_two_exports_in_order(
     assert scores["task_completion"] == 1.0 and scores["tool_use"] == 1.0, calls
     assert_right_design(scores)
     assert scores["combined"] > COMBINED_FLOOR, scores
+
+
+def test_scripted_model_asks_in_natural_and_follows_the_engineers_answer(
+    workflow_context, tmp_path: Path
+) -> None:
+    """NATURAL gives the beam in words. The agent asks, the simulated engineer answers with the
+    task's true numbers, the agent optimises with them: task completed (it asked), full tool use
+    for ask + optimise, and its design is scored against the ground truth like any other."""
+    spec = tasks.build(PROBLEM, "NATURAL", SEED, EXAMPLE)
+    answer = tasks.engineer_answer(spec)
+    told = json.loads(answer[answer.index("{") : answer.rindex("}") + 1])
+    assert told == {k: spec.conditions[k] for k in ("volfrac", "forcedist", "rmin")}
+    question = "Which volume fraction, force position and filter radius?"
+    replies = [
+        {"tool_calls": [{"name": "transfer_to_topopt", "args": {"task": spec.prompt}}]},
+        {
+            "tool_calls": [
+                {
+                    "name": "ask_human_for_clarification",
+                    "args": {"clarification_request": question},
+                }
+            ]
+        },
+        {  # what a model that read the answer sends: the numbers it was told
+            "tool_calls": [
+                {
+                    "name": "optimize_design",
+                    "args": {"problem_type": PROBLEM, "problem_config": told, "seed": SEED},
+                }
+            ]
+        },
+        {"content": "Optimised the beam with the engineer's numbers."},
+        {"content": "Done: the beam is optimised as the engineer specified."},
+    ]
+    record = run_script("NATURAL", replies, workflow_context, tmp_path)
+    assert record["details"]["agent"]["human_answers"] == [{"question": question, "answer": answer}]
+    scores, calls = record["scores"], record["details"]["calls"]
+    assert [c["tool"] for c in calls] == list(tasks.NATURAL_ANSWERED_CALLS), calls
+    assert calls[1]["args"]["problem_config"] == told
+    assert scores["task_completion"] == 1.0 and scores["abstained"] == 0.0
+    assert scores["tool_use"] == 1.0
+    assert scores["design_found"] == 1.0 and scores["iou"] > 0.9
+    # the best a design without an STL export can score (WT = 0), as in FULL
+    assert scores["design_quality"] > 0.85, scores

@@ -98,36 +98,115 @@ def test_tool_use_paper_and_reference_variants() -> None:
     assert scoring.tool_use(["optimize_design"], optimal) == pytest.approx(1 / 3)
 
 
-def stl_call(threshold: float, mirror: bool, xy: float, z: float, ok: bool = True) -> ToolCall:
+OPTIMISED, OTHER = "a" * 64, "b" * 64  # design_sha256 of the optimised design and of another one
+
+
+def optimize_call(sha: str = OPTIMISED, **result: object) -> ToolCall:
+    return ToolCall("optimize_design", {}, True, {"design_sha256": sha, **result})
+
+
+def stl_call(
+    threshold: float, mirror: bool, xy: float, z: float, ok: bool = True, sha: str = OPTIMISED
+) -> ToolCall:
     result = {"threshold": threshold, "mirrored": mirror, "scale_xy": xy, "scale_z": z}
-    return ToolCall("convert_design_to_stl", {}, ok, result)
+    return ToolCall("convert_design_to_stl", {}, ok, {**result, "design_sha256": sha})
+
+
+def render_call(sha: str = OPTIMISED, ok: bool = True) -> ToolCall:
+    return ToolCall("render_design", {}, ok, {"design_sha256": sha})
+
+
+def completion(calls: list[ToolCall], spec: tasks.TaskSpec) -> float:
+    """Task completion after the cell optimised its design (OPTIMISED)."""
+    return scoring.task_completion([optimize_call(), *calls], spec)
 
 
 def test_task_completion_validates_export_parameters() -> None:
     spec = tasks.build("beams2d", "W-RAND", 42, 0)  # 0.58, mirror, 2.47, 17.9
-    assert scoring.task_completion([stl_call(0.58, True, 2.47, 17.9)], spec) == 1.0
-    assert scoring.task_completion([stl_call(0.62, True, 2.51, 17.86)], spec) == 1.0
-    assert scoring.task_completion([stl_call(0.64, True, 2.47, 17.9)], spec) == 0.0  # >= 0.05
-    assert scoring.task_completion([stl_call(0.58, False, 2.47, 17.9)], spec) == 0.0
-    assert scoring.task_completion([stl_call(0.58, True, 2.47, 17.9, ok=False)], spec) == 0.0
+    assert completion([stl_call(0.58, True, 2.47, 17.9)], spec) == 1.0
+    assert completion([stl_call(0.62, True, 2.51, 17.86)], spec) == 1.0
+    assert completion([stl_call(0.64, True, 2.47, 17.9)], spec) == 0.0  # >= 0.05
+    assert completion([stl_call(0.58, False, 2.47, 17.9)], spec) == 0.0
+    assert completion([stl_call(0.58, True, 2.47, 17.9, ok=False)], spec) == 0.0
     # the last successful export is judged
     calls = [stl_call(0.58, True, 2.47, 17.9), stl_call(0.3, True, 2.47, 17.9)]
-    assert scoring.task_completion(calls, spec) == 0.0
-    assert scoring.task_completion([], spec) == 0.0
+    assert completion(calls, spec) == 0.0
+    assert completion([], spec) == 0.0
 
 
 def test_task_completion_multi_full_and_natural() -> None:
     multi = tasks.build("beams2d", "W-MULTI", 0, 0)
     a, b = (stl_call(e.threshold, e.mirror_y, e.scale_xy, e.scale_z) for e in multi.draws.expected)
-    assert scoring.task_completion([a, b], multi) == 1.0
-    assert scoring.task_completion([b, a], multi) == 0.0
-    assert scoring.task_completion([a], multi) == 0.0
+    assert completion([a, b], multi) == 1.0
+    assert completion([b, a], multi) == 0.0
+    assert completion([a], multi) == 0.0
     full = tasks.build("beams2d", "FULL", 0, 0)
-    assert scoring.task_completion([ToolCall("render_design")], full) == 1.0
-    assert scoring.task_completion([ToolCall("render_design", ok=False)], full) == 0.0
+    assert completion([render_call()], full) == 1.0
+    assert completion([render_call(ok=False)], full) == 0.0
     natural = tasks.build("beams2d", "NATURAL", 0, 0)
     assert scoring.task_completion([ToolCall("ask_human_for_clarification")], natural) == 1.0
-    assert scoring.task_completion([ToolCall("optimize_design")], natural) == 0.0
+    assert scoring.task_completion([optimize_call()], natural) == 0.0
+
+
+def test_task_completion_needs_the_cells_optimised_design() -> None:
+    """An export or render of "initial", of a random field or of another .npy completes nothing,
+    even with every parameter right; so does one without any optimisation in the cell."""
+    spec = tasks.build("beams2d", "W-RAND", 42, 0)
+    right = (0.58, True, 2.47, 17.9)
+    assert completion([stl_call(*right)], spec) == 1.0
+    assert completion([stl_call(*right, sha=OTHER)], spec) == 0.0
+    assert scoring.task_completion([stl_call(*right)], spec) == 0.0  # nothing was optimised
+    # the last optimisation is the cell's design: an export of an earlier one does not count
+    earlier = [optimize_call(OTHER), stl_call(*right, sha=OTHER), optimize_call()]
+    assert scoring.task_completion(earlier, spec) == 0.0
+    # a result without a design_sha256 (a foreign or old tool) is not trusted either
+    unmarked = ToolCall("convert_design_to_stl", {}, True, dict(stl_call(*right).result or {}))
+    del unmarked.result["design_sha256"]  # type: ignore[union-attr]
+    assert completion([unmarked], spec) == 0.0
+    multi = tasks.build("beams2d", "W-MULTI", 0, 0)
+    a, b = multi.draws.expected
+    mixed = [
+        stl_call(a.threshold, a.mirror_y, a.scale_xy, a.scale_z),
+        stl_call(b.threshold, b.mirror_y, b.scale_xy, b.scale_z, sha=OTHER),
+    ]
+    assert completion(mixed, multi) == 0.0
+    full = tasks.build("beams2d", "FULL", 0, 0)
+    assert completion([render_call(OTHER)], full) == 0.0
+    assert completion([render_call(OTHER), render_call()], full) == 1.0
+    assert scoring.task_completion([render_call()], full) == 0.0
+
+
+def test_natural_question_counts_only_before_the_design() -> None:
+    natural = tasks.build("beams2d", "NATURAL", 0, 0)
+    ask = ToolCall("ask_human_for_clarification", {}, True, None)
+    assert scoring.task_completion([ask, optimize_call()], natural) == 1.0  # asked, then followed
+    assert scoring.task_completion([optimize_call(), ask], natural) == 0.0  # guessed, then asked
+
+
+def test_objective_is_read_from_the_scored_design() -> None:
+    """Not from the first simulation: from the one of the design that is scored (the last
+    optimisation's), else from that optimisation's own final value."""
+    spec = tasks.build("beams2d", "W-RAND", 0, 0)
+
+    def simulate(sha: str, c: float) -> ToolCall:
+        return ToolCall("simulate_design", {}, True, {"c": c, "design_sha256": sha})
+
+    calls = [simulate(OTHER, 500.0), optimize_call(final_c=101.0), simulate(OPTIMISED, 100.0)]
+    assert scoring.extract_objective(calls, "c") == 100.0
+    # only a simulation of some other design (the random start): the optimiser's final value
+    calls = [optimize_call(final_c=101.0), simulate(OTHER, 100.0)]
+    assert scoring.extract_objective(calls, "c") == 101.0
+    # a simulation of an earlier optimisation does not speak for the last one
+    calls = [optimize_call(OTHER), simulate(OTHER, 100.0), optimize_call(final_c=300.0)]
+    assert scoring.extract_objective(calls, "c") == 300.0
+    assert scoring.extract_objective([simulate(OTHER, 100.0)], "c") is None  # no design
+    truth = np.zeros((50, 100))
+    truth[:, :40] = 1.0
+    design = {"optimized_design": truth.tolist(), "final_c": 130.0}
+    scores, _ = scoring.score_cell(
+        [simulate(OTHER, 100.0), optimize_call(**design)], spec, truth, 100.0
+    )
+    assert scores["objective"] == 0.0  # 30 % off: the random design's 100 is not its value
 
 
 def test_score_cell_combines_with_the_papers_weights() -> None:
@@ -135,9 +214,9 @@ def test_score_cell_combines_with_the_papers_weights() -> None:
     truth = np.zeros((50, 100))
     truth[:, :40] = 1.0  # mean 0.4, one piece
     calls = [
-        ToolCall("optimize_design", {}, True, {"optimized_design": truth.tolist()}),
-        ToolCall("simulate_design", {}, True, {"c": 110.0}),
-        ToolCall("render_design", {}, True, {}),
+        optimize_call(optimized_design=truth.tolist()),
+        ToolCall("simulate_design", {}, True, {"c": 110.0, "design_sha256": OPTIMISED}),
+        render_call(),
     ]
     scores, design = scoring.score_cell(calls, spec, truth, 100.0)
     assert design is not None and scores["iou"] == 1.0 and scores["objective"] == pytest.approx(0.5)
@@ -166,3 +245,26 @@ def test_wrong_shape_scores_zero_and_objective_falls_back_to_the_optimiser() -> 
     scores, _ = scoring.score_cell(calls, spec, truth, 100.0)
     assert scores["iou"] == 0.0 and scores["pixel_accuracy"] == 0.0
     assert scores["objective"] == pytest.approx(0.95)
+
+
+def test_natural_ask_then_follow_is_scored_on_its_design_without_a_tool_use_penalty() -> None:
+    """The headless engineer answers with the true numbers; following them is a right path:
+    TC for asking, full tool use for ask + optimise, and the design scored like any other."""
+    natural = tasks.build("beams2d", "NATURAL", 0, 0)
+    truth = np.zeros((50, 100))
+    truth[:, :40] = 1.0  # mean 0.4 = this task's volfrac, one piece
+    ask = ToolCall("ask_human_for_clarification", {}, True, None)
+    followed = optimize_call(optimized_design=truth.tolist(), final_c=100.0)
+    scores, design = scoring.score_cell([ask, followed], natural, truth, 100.0)
+    assert design is not None and scores["abstained"] == 0.0
+    assert scores["task_completion"] == 1.0 and scores["tool_use"] == 1.0
+    assert scores["iou"] == 1.0 and scores["objective"] == 1.0
+    # no STL was asked for, so none is scored: a perfect followed design equals abstaining
+    assert scores["design_quality"] == pytest.approx(1.0)
+    assert scores["combined"] == pytest.approx(1.0)
+    wrong = optimize_call(optimized_design=np.fliplr(truth).tolist(), final_c=100.0)
+    worse, _ = scoring.score_cell([ask, wrong], natural, truth, 100.0)
+    assert worse["iou"] == 0.0 and worse["design_quality"] < scores["design_quality"] - 0.4
+    # asking and then doing more than the prompt asks costs tool use, as in every style
+    extra = [ask, followed, ToolCall("render_design", {}, True, {})]
+    assert scoring.score_cell(extra, natural, truth, 100.0)[0]["tool_use"] == pytest.approx(2 / 3)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from workbench_plugins.topopt.workflow import tasks
@@ -156,3 +158,16 @@ def test_photonics_tasks_follow_the_reference_prompts() -> None:
         for target in (0.23, 0.25)
     }
     assert branches == {"low", "high"}
+
+
+def test_the_simulated_engineer_answers_natural_with_the_hidden_numbers() -> None:
+    """NATURAL hides the numbers in words; the headless engineer's answer gives exactly those the
+    ground truth is optimised with, and nothing else where the prompt already has them."""
+    for example in range(tasks.EXAMPLES):
+        spec = tasks.build("beams2d", "NATURAL", 3, example)
+        answer = tasks.engineer_answer(spec)
+        stated = json.loads(answer[answer.index("{") : answer.rindex("}") + 1])
+        assert stated == {k: spec.config[k] for k in ("volfrac", "forcedist", "rmin")}
+        assert str(spec.conditions["volfrac"]) not in spec.prompt  # hidden until asked
+    full = tasks.build("beams2d", "FULL", 3, 0)
+    assert not any(ch.isdigit() for ch in tasks.engineer_answer(full))  # nothing new to add

@@ -8,7 +8,8 @@ The supervisor sees only the engineer's conversation and the specialists' report
 sees its prompt, its task and its own short tool list. Malformed replies (bad JSON, unknown tools,
 wrong or missing arguments, empty messages) go back to the model as error messages, a bounded
 number of times, and never raise. Tool calls that need a person (`ask_human_for_clarification`,
-tools with `Tool.confirm`) are LangGraph interrupts, all raised before any tool of that reply runs,
+tools with `Tool.confirm`, files outside the workspace: `ToolRegistry.confirmation_needed`) are
+LangGraph interrupts, all raised before any tool of that reply runs,
 because a resumed node runs again from its start.
 """
 
@@ -38,7 +39,6 @@ from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from langgraph.types import Command, interrupt
-from pydantic import ValidationError
 
 from workbench.agents import prompts
 from workbench.agents.accounting import AgentLog, usage_of
@@ -683,20 +683,24 @@ def build_graph(deps: GraphDeps) -> StateGraph:
             if question:
                 return {"kind": "clarification", "agent": name, "question": question}
             return None
-        tool = deps.context.registry.get(call["name"])
-        if tool is None or call["name"] not in allowed or not tool.confirm:
+        registry = deps.context.registry
+        tool = registry.get(call["name"])
+        if tool is None or call["name"] not in allowed:
             return None
-        try:  # no point asking a person about a call the registry would reject anyway
-            tool.args.model_validate(call["args"])
-        except ValidationError:
+        # a physical action, or files outside the workspace; None too for a call the registry
+        # would reject anyway (no point asking a person about it)
+        needed = registry.confirmation_needed(tool.name, call["args"])
+        if needed is None:
             return None
+        files = "".join(f"\n  {path}" for path in needed.paths)
+        where = f" It uses files outside the workspace:{files}\n" if files else " "
         return {
             "kind": "confirmation",
             "agent": name,
             "tool": tool.name,
             "arguments": call["args"],
             "question": f"{name} wants to run {tool.name} ({tool.side_effect.value}): "
-            f"{tool.description} Allow it?",
+            f"{tool.description}{where}Allow it?",
         }
 
     async def run_call(

@@ -4,6 +4,10 @@ The graph raises a LangGraph interrupt for `ask_human_for_clarification` and for
 `Tool.confirm` is true. The GUI shows the request and resumes with the person's answer; headless
 runs (bench, CI, scripts) pass a `HeadlessPolicy`, which denies confirmations unless told otherwise
 and records every decision, so a benchmark can report what it approved.
+
+Questions get what the caller says the person would answer (a benchmark passes its task's answer,
+so the answer and the scoring agree). With nothing to say, the default tells the agent not to guess:
+an agent asks when numbers are missing, and inventing them after asking would undo the question.
 """
 
 from __future__ import annotations
@@ -15,8 +19,8 @@ from typing import Any
 from workbench.agents.events import InterruptRequested
 
 NO_HUMAN_ANSWER = (
-    "No person is available to answer (headless run). Make the most reasonable assumption, "
-    "say which one you made, and continue."
+    "No person is available to answer (headless run). Do not guess what was not given: stop "
+    "here and report what you would need to continue."
 )
 
 

@@ -26,6 +26,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict, Field
 
 from workbench.agents.backends import BackendError
+from workbench.agents.deadline import has_deadline, past_deadline
 
 CHAT_FORMAT = "chatml-function-calling"
 MAX_COMPLETION_TOKENS = 512
@@ -72,9 +73,19 @@ def _bounded(llama_class: type) -> type:
         def create_completion(self, *args: Any, max_tokens: int | None = None, **kwargs: Any):  # type: ignore[no-untyped-def]
             limit = MAX_COMPLETION_TOKENS
             bounded = limit if max_tokens is None or max_tokens <= 0 else min(max_tokens, limit)
+            if has_deadline():  # a run's time budget also ends a reply part way (a budgeted
+                # bench cell on a busy 2-core machine: one 512-token reply took 396 s)
+                from llama_cpp import StoppingCriteriaList
+
+                given = kwargs.get("stopping_criteria") or []
+                kwargs["stopping_criteria"] = StoppingCriteriaList([*given, _at_deadline])
             return super().create_completion(*args, max_tokens=bounded, **kwargs)
 
     return BoundedLlama
+
+
+def _at_deadline(tokens: Any, logits: Any) -> bool:
+    return past_deadline()
 
 
 def to_openai(message: BaseMessage) -> dict[str, Any]:

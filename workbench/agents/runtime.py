@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -32,6 +33,7 @@ from langgraph.types import Command
 from workbench.agents import export
 from workbench.agents.accounting import AgentLog, Conversation
 from workbench.agents.backends import is_model_error, make_chat_model, model_error_message
+from workbench.agents.deadline import Deadline
 from workbench.agents.events import (
     AgentError,
     AgentEvent,
@@ -39,6 +41,7 @@ from workbench.agents.events import (
     ModelCalled,
     RunFinished,
     RunStarted,
+    ToolFinished,
 )
 from workbench.agents.graph import (
     MAX_CONSECUTIVE_ROUTES,
@@ -73,7 +76,15 @@ class RunResult:
 
 
 class _BudgetSpent(Exception):
-    """The run reached max_model_calls (raised between streamed events, outside the graph)."""
+    """The run reached one of its limits (raised between streamed events, outside the graph);
+    the message names the limit."""
+
+
+@dataclass
+class _Spending:
+    started: float  # time.monotonic() at the start of the run
+    model_calls: int = 0
+    tokens: int = 0
 
 
 class AgentRuntime:
@@ -87,6 +98,8 @@ class AgentRuntime:
         max_routes: int = MAX_CONSECUTIVE_ROUTES,
         max_retries: int = MAX_RETRIES,
         max_model_calls: int | None = None,
+        max_tokens: int | None = None,
+        max_seconds: float | None = None,
         publish_events: bool = False,
     ) -> None:
         """`model` is a spec string (default: settings.model) or a ready chat model (tests,
@@ -100,8 +113,11 @@ class AgentRuntime:
         self.policy = policy
         self.max_routes = max_routes
         self.max_retries = max_retries
-        # model calls per run, whatever the interrupts: a benchmark cell's budget
+        # per run, whatever the interrupts: a benchmark cell's budget. Checked after each step,
+        # so a tool's work is never cut in half; the clock also ends a llama.cpp reply (Deadline)
         self.max_model_calls = max_model_calls
+        self.max_tokens = max_tokens  # prompt + completion tokens over the run
+        self.max_seconds = max_seconds  # wall clock
         self.publish_events = publish_events
         self.checkpoint_path = context.store.folder / CHECKPOINT_FILE
         self.log = AgentLog(context.store.folder)
@@ -217,17 +233,22 @@ class AgentRuntime:
         )
         config = self._config(thread_id, run_id)
         emit(RunStarted(thread_id=thread_id, model=self.model_spec, text=text))
-        model_calls = 0
+        spent = _Spending(time.monotonic())
         try:
-            async with self._graph() as graph:
+            async with self._graph() as graph, Deadline(self.max_seconds):
                 for _ in range(MAX_POLICY_ROUNDS):
-                    async for event in graph.astream(graph_input, config, stream_mode="custom"):
-                        if isinstance(event, AgentEvent):
+                    # closed here, not by the garbage collector, when the budget ends the run
+                    stream = graph.astream(graph_input, config, stream_mode="custom")
+                    async with aclosing(stream):
+                        async for event in stream:
+                            if not isinstance(event, AgentEvent):
+                                continue
                             emit(event)
                             if isinstance(event, ModelCalled):
-                                model_calls += 1
-                                if self.max_model_calls and model_calls >= self.max_model_calls:
-                                    raise _BudgetSpent()
+                                spent.model_calls += 1
+                                spent.tokens += event.input_tokens + event.output_tokens
+                            if isinstance(event, ModelCalled | ToolFinished):  # a step ended
+                                self._check_budget(spent)
                     requests = await self._pending(graph, thread_id)
                     if not requests:
                         break
@@ -247,11 +268,9 @@ class AgentRuntime:
             emit(AgentError(thread_id=thread_id, kind="cancelled", message=result.error))
             self._finish(result, emit)
             raise
-        except _BudgetSpent:
+        except _BudgetSpent as limit:
             result.status = "error"
-            result.error = (
-                f"The run used its budget of {self.max_model_calls} model calls and was stopped."
-            )
+            result.error = f"The run used its budget of {limit} and was stopped."
             emit(AgentError(thread_id=thread_id, kind="budget", message=result.error))
         except GraphRecursionError:
             result.status = "error"
@@ -276,6 +295,14 @@ class AgentRuntime:
             emit(AgentError(thread_id=thread_id, kind=kind, message=result.error))
         self._finish(result, emit)
         return result
+
+    def _check_budget(self, spent: _Spending) -> None:
+        if self.max_model_calls and spent.model_calls >= self.max_model_calls:
+            raise _BudgetSpent(f"{self.max_model_calls} model calls")
+        if self.max_tokens and spent.tokens >= self.max_tokens:
+            raise _BudgetSpent(f"{self.max_tokens} tokens")
+        if self.max_seconds and time.monotonic() - spent.started >= self.max_seconds:
+            raise _BudgetSpent(f"{self.max_seconds:g} s")
 
     def _finish(self, result: RunResult, emit: Callable[[AgentEvent], None]) -> None:
         assert result.run_id is not None

@@ -1,5 +1,5 @@
 """Headless benchmarks: plugins' suites, run as cells (suite x task x model x seed)."""
 
-from workbench.bench.suite import BenchTask, CellContext, Suite
+from workbench.bench.suite import AgentBudget, BenchTask, CellContext, Suite
 
-__all__ = ["BenchTask", "CellContext", "Suite"]
+__all__ = ["AgentBudget", "BenchTask", "CellContext", "Suite"]

@@ -16,7 +16,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from workbench.bench.runner import BenchError, load_suites, plan, run_bench
+from workbench.bench.runner import BenchError, PlannedCell, load_suites, plan, run_bench
 from workbench.core.context import AppContext
 
 
@@ -37,7 +37,14 @@ def bench_command(context: AppContext, args: argparse.Namespace) -> int:
     try:
         if args.jobs < 1:
             raise BenchError("--jobs must be at least 1.")
-        cells = plan(suites, args.suites, args.models or ["reference"], args.seeds, args.examples)
+        cells = plan(
+            suites,
+            args.suites,
+            args.models or ["reference"],
+            args.seeds,
+            args.examples,
+            args.patterns,
+        )
     except BenchError as error:
         console.print(f"[red]error:[/] {error}")
         return 2
@@ -98,5 +105,19 @@ def bench_command(context: AppContext, args: argparse.Namespace) -> int:
         console.print(f"report: {report}")
     for error in outcome.errors:
         console.print(f"[red]harness error:[/] {error}")
+    budgeted = [cell for cell in cells if cell.budget is not None]
+    if budgeted:
+        console.print(how_to_measure_a_model(budgeted[0], context.settings.model))
     sys.stdout.flush()
     return 1 if outcome.errors else 0
+
+
+def how_to_measure_a_model(cell: PlannedCell, configured: str) -> str:
+    """The closing line of the smoke selection: its agent cell only shows the loop runs."""
+    assert cell.budget is not None
+    model = configured if configured.startswith(("ollama:", "openai:")) else "ollama:qwen3:4b"
+    return (
+        f"The agent cell ({cell.model}) ran under a smoke budget of {cell.budget.describe()}; "
+        f"it shows that the loop runs, not how good the model is. To measure a model, run a "
+        f"whole suite without budget: workbench --headless bench {cell.suite} --model {model}"
+    )

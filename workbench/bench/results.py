@@ -15,16 +15,24 @@ from typing import Any
 
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
+WORKSPACE = "workspace"  # <out>/workspace holds the run records; each cell's folder is its own
 GROUP_KEYS = ("suite", "problem", "style", "condition", "model")
 
 
-def cell_key(suite: str, task: str, model: str, seed: int) -> str:
-    return f"{suite}|{task}|{model}|{seed}"
+def cell_key(suite: str, task: str, model: str, seed: int, tag: str = "") -> str:
+    """`tag` marks a cell played under other rules (the smoke selection's agent budget), so
+    it never stands in for the full cell on resume."""
+    return f"{suite}|{task}|{model}|{seed}" + (f"|{tag}" if tag else "")
 
 
 def cell_folder(out: Path, key: str) -> Path:
-    """Where a cell may keep its files: <out>/cells/<key made file-name safe>."""
+    """A cell's files and workspace: <out>/cells/<key made file-name safe>."""
     return out / "cells" / key.replace("|", "__").replace("/", "_").replace(":", "_")
+
+
+def bench_workspace(out: Path) -> Path:
+    """The workspace holding a results folder's run records (never the user's workspace)."""
+    return out / WORKSPACE
 
 
 def append_cell(folder: Path, record: dict[str, Any]) -> None:

@@ -3,23 +3,33 @@
 from __future__ import annotations
 
 import multiprocessing
+import shutil
 import time
 import traceback
+from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
 from workbench.bench.results import (
     append_cell,
+    bench_workspace,
     cell_folder,
     cell_key,
     read_cells,
     write_summary,
 )
-from workbench.bench.suite import BenchTask, CellContext, Suite
+from workbench.bench.suite import AgentBudget, BenchTask, CellContext, Suite
 from workbench.core.context import AppContext
+from workbench.core.store import Store
+
+# The default selection's one agent cell: enough for a hand-off and a few tool calls, and about a
+# minute whatever the model (the embedded SmolLM2 takes ~20 s a reply on a quiet 2-core machine,
+# minutes on a busy one, so the clock also cuts its reply short; a tool call under way finishes).
+SMOKE_AGENT_BUDGET = AgentBudget(model_calls=6, tokens=24_000, seconds=60.0)
 
 
 class BenchError(ValueError):
@@ -32,10 +42,12 @@ class PlannedCell:
     task: BenchTask
     model: str
     seed: int
+    budget: AgentBudget | None = None
 
     @property
     def key(self) -> str:
-        return cell_key(self.suite, self.task.id, self.model, self.seed)
+        tag = self.budget.tag if self.budget else ""
+        return cell_key(self.suite, self.task.id, self.model, self.seed, tag)
 
 
 @dataclass
@@ -62,8 +74,11 @@ def plan(
     names: list[str],
     models: list[str],
     seeds: list[int],
-    examples: int | None,
+    examples: int | None = None,
+    patterns: Iterable[str] = (),
 ) -> list[PlannedCell]:
+    """Every (task, model, seed) of the named suites (all suites when only `patterns` narrow
+    the tasks); naming neither, the smoke selection (see `smoke_plan`)."""
     unknown = [name for name in names if name not in suites]
     if unknown:
         raise BenchError(
@@ -72,19 +87,83 @@ def plan(
         )
     if examples is not None and examples < 1:
         raise BenchError("--examples must be at least 1.")
-    cells = []
+    wanted = split_patterns(patterns)
+    if not names and not wanted:
+        return smoke_plan(suites, models, seeds, examples)
+    cells, unmatched = [], set(wanted)
     for name in names or sorted(suites):
-        suite = suites[name]
-        tasks = suite.tasks() if names else suite.smoke_tasks()
-        for task in tasks[:examples] if examples else tasks:
+        tasks = suites[name].tasks()
+        if wanted:
+            tasks = [task for task in tasks if any(matches(task, p) for p in wanted)]
+            unmatched -= {p for p in wanted if any(matches(task, p) for task in tasks)}
+        for task in per_group(tasks, examples):
             cells += [PlannedCell(name, task, model, seed) for model in models for seed in seeds]
+    if unmatched:
+        raise BenchError(
+            f"--tasks {', '.join(sorted(unmatched))} matches no task id or style of "
+            f"{', '.join(names or sorted(suites))}. See `workbench --headless bench --list`."
+        )
     return cells
 
 
+def smoke_plan(
+    suites: dict[str, Suite], models: list[str], seeds: list[int], examples: int | None
+) -> list[PlannedCell]:
+    """Every suite's smoke tasks with the reference (they check the harness end to end), then
+    one agent cell per named model under SMOKE_AGENT_BUDGET: the first agent smoke task any
+    suite offers. Measuring a model takes a whole suite, not this."""
+    cells = [
+        PlannedCell(name, task, "reference", seed)
+        for name in sorted(suites)
+        for task in per_group(suites[name].smoke_tasks(), examples)
+        for seed in seeds
+    ]
+    offered = [(name, task) for name in sorted(suites) if (task := suites[name].agent_smoke_task())]
+    if offered:
+        name, task = offered[0]
+        cells += [
+            PlannedCell(name, task, model, seeds[0], SMOKE_AGENT_BUDGET)
+            for model in models
+            if model != "reference"
+        ]
+    return cells
+
+
+def split_patterns(patterns: Iterable[str]) -> list[str]:
+    """`--tasks` is repeatable and takes comma-separated glob patterns."""
+    return [part.strip() for pattern in patterns for part in pattern.split(",") if part.strip()]
+
+
+def matches(task: BenchTask, pattern: str) -> bool:
+    """A glob on the task id or its style, case-insensitive (`w-rand`, `beams2d/*/e0`)."""
+    pattern = pattern.lower()
+    return fnmatchcase(task.id.lower(), pattern) or fnmatchcase(task.style.lower(), pattern)
+
+
+def per_group(tasks: list[BenchTask], examples: int | None) -> list[BenchTask]:
+    """The first `examples` tasks of every (problem, style, condition): N examples of every
+    style, however the suite orders its tasks. Tasks of one group differ only in their
+    example, as in the summary's groups."""
+    if examples is None:
+        return tasks
+    taken: Counter[tuple[str, str, str]] = Counter()
+    kept = []
+    for task in tasks:
+        group = (task.problem, task.style, task.condition)
+        if taken[group] < examples:
+            taken[group] += 1
+            kept.append(task)
+    return kept
+
+
 def execute_cell(suite: Suite, cell: PlannedCell, context: AppContext, out: Path) -> dict[str, Any]:
-    """Run one cell; a harness failure becomes a record with status "error", never an exception."""
+    """Run one cell in a workspace of its own, its folder (store, artifacts, ledger, agent
+    checkpoints, and the files the cell writes, so that tools confined to the workspace may
+    write them), so "the last design" can only be this cell's; a harness failure becomes a
+    record with status "error", never an exception."""
     folder = cell_folder(out, cell.key)
-    folder.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(folder, ignore_errors=True)  # a retried cell never sees its failed attempt
+    folder.mkdir(parents=True)
     record: dict[str, Any] = {
         "key": cell.key,
         "suite": cell.suite,
@@ -94,10 +173,17 @@ def execute_cell(suite: Suite, cell: PlannedCell, context: AppContext, out: Path
         "condition": cell.task.condition,
         "model": cell.model,
         "seed": cell.seed,
+        **({"budget": asdict(cell.budget)} if cell.budget else {}),
     }
     started = time.perf_counter()
     try:
-        produced = dict(suite.run(cell.task, cell.model, cell.seed, CellContext(context, folder)))
+        app = context.for_workspace(folder)  # shares the warm job workers
+        try:
+            produced = dict(
+                suite.run(cell.task, cell.model, cell.seed, CellContext(app, folder, cell.budget))
+            )
+        finally:
+            app.close()
         record["details"] = produced.pop("details", {})
         record["scores"] = produced
         record["status"] = "ok"
@@ -112,12 +198,12 @@ def execute_cell(suite: Suite, cell: PlannedCell, context: AppContext, out: Path
     return record
 
 
-# -- worker processes (--jobs N): each opens its own context on the same workspace -----------------
+# -- worker processes (--jobs N): each opens its own context on the results folder's workspace ---
 _worker: dict[str, Any] = {}
 
 
-def _start_worker() -> None:
-    context = AppContext.open()
+def _start_worker(out: Path) -> None:
+    context = AppContext.open(workspace=bench_workspace(out))
     _worker.update(context=context, suites=load_suites(context))
 
 
@@ -133,16 +219,21 @@ def run_bench(
     jobs: int = 1,
     on_cell: Callable[[dict[str, Any]], None] = lambda record: None,
 ) -> BenchOutcome:
+    # absolute: cells hand their folder to tools, which read a relative path as one inside the
+    # workspace (`--out` defaults to bench-results, relative to where `bench` was started)
+    out = out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     finished = {key for key, record in read_cells(out).items() if record["status"] == "ok"}
     todo = [cell for cell in cells if cell.key not in finished]
     outcome = BenchOutcome(out, planned=len(cells), skipped=len(cells) - len(todo), computed=0)
-    run_id = context.store.start_run("bench", {"out": str(out), "cells": len(cells)})
+    # the run's record goes with its results, whatever workspace `context` was opened on
+    records = Store(bench_workspace(out))
+    run_id = records.start_run("bench", {"out": str(out), "cells": len(cells)})
     status = "failed"
     try:
         for record in _records(context, suites, todo, out, jobs):
             append_cell(out, record)
-            context.store.record_bench_cell(run_id, record)
+            records.record_bench_cell(run_id, record)
             outcome.computed += 1
             if record["status"] != "ok":
                 outcome.errors.append(f"{record['key']}: {record['error']}")
@@ -153,11 +244,12 @@ def run_bench(
         finished = [latest[c.key] for c in cells if c.key in latest]
         outcome.summary = write_summary(out, finished)
         _write_reports(suites, finished, out, outcome)
-        context.store.finish_run(
+        records.finish_run(
             run_id,
             status,
             {"out": str(out), "computed": outcome.computed, "errors": len(outcome.errors)},
         )
+        records.close()
     return outcome
 
 
@@ -188,7 +280,9 @@ def _records(
             yield execute_cell(suites[cell.suite], cell, context, out)
         return
     spawn = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(jobs, mp_context=spawn, initializer=_start_worker) as pool:
+    with ProcessPoolExecutor(
+        jobs, mp_context=spawn, initializer=_start_worker, initargs=(out,)
+    ) as pool:
         futures: dict[Future[dict[str, Any]], PlannedCell] = {
             pool.submit(_run_in_worker, cell, out): cell for cell in todo
         }

@@ -23,10 +23,29 @@ class BenchTask:
     payload: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class AgentBudget:
+    """What an agent may spend on one cell. A cell that spends it stops there and is scored on
+    what it did: running out is a result, not a harness error."""
+
+    model_calls: int
+    tokens: int  # prompt + completion, summed over the cell's model calls
+    seconds: float  # wall clock: checked between steps (and ends an embedded model's reply)
+
+    def describe(self) -> str:
+        return f"{self.model_calls} model calls, {self.tokens} tokens, {self.seconds:g} s"
+
+    @property
+    def tag(self) -> str:
+        """Part of the cell key: the same task played under another budget is another cell."""
+        return f"budget={self.model_calls}calls,{self.tokens}tok,{self.seconds:g}s"
+
+
 @dataclass
 class CellContext:
-    app: AppContext
+    app: AppContext  # on the cell's own workspace (store, artifacts, ledger, chats): `folder`
     folder: Path  # where the cell may write files (kept with the results)
+    budget: AgentBudget | None = None  # None: the suite's own limits for agents
 
     @property
     def caller(self) -> str:
@@ -57,5 +76,12 @@ class Suite(ABC):
         return None
 
     def smoke_tasks(self) -> list[BenchTask]:
+        """The default selection (`bench` naming no suite) plays these with the reference."""
         marked = [task for task in self.tasks() if task.smoke]
         return marked or self.tasks()[:1]
+
+    def agent_smoke_task(self) -> BenchTask | None:
+        """A task worth one short agent cell in the default selection (the runner plays the
+        first one offered, by suite name, under a small budget); None for suites that measure
+        no model."""
+        return None

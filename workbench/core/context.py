@@ -35,6 +35,7 @@ class AppContext:
     registry: ToolRegistry = field(init=False)
     notices: list[str] = field(default_factory=list)
     _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
+    _shares_jobs: bool = field(default=False, repr=False)  # the job runner is the parent's
 
     def __post_init__(self) -> None:
         self.registry = ToolRegistry(self)
@@ -46,13 +47,9 @@ class AppContext:
         folder = workspace or Path(settings.workspace or paths.default_workspace)
         bus = EventBus()
         store = Store(folder)
-        ledger = Ledger(
-            store,
-            on_change=lambda change, payload: bus.publish(
-                LedgerChanged(change=change, payload=payload)
-            ),
+        context = cls(
+            paths, settings, bus, store, _ledger_on(store, bus), JobRunner(bus), discover()
         )
-        context = cls(paths, settings, bus, store, ledger, JobRunner(bus), discover())
         if settings_problem:
             context.notices.append(settings_problem)
         context._register_tools()
@@ -60,6 +57,26 @@ class AppContext:
         for text in context.notices:
             log.warning(text)
         return context
+
+    def for_workspace(self, folder: Path) -> AppContext:
+        """A context on another workspace (its own store, artifacts, ledger and agent
+        checkpoints) sharing this one's settings, plugins, bus, tools and job runner.
+
+        How each bench cell gets a workspace of its own: opening a whole context per cell would
+        start a new job runner, and re-spawning warm workers (Python plus EngiBench imports)
+        costs seconds a cell. Closing it closes its own store and closers, never the shared
+        job runner."""
+        store = Store(folder)
+        ledger = _ledger_on(store, self.bus)
+        child = type(self)(
+            self.paths, self.settings, self.bus, store, ledger, self.jobs, self.plugins
+        )
+        child._shares_jobs = True
+        for name in self.registry.names():  # the same tools, bound to the child's context
+            tool = self.registry.get(name)
+            assert tool is not None
+            child.registry.register(tool, owner=self.registry.owner(name))
+        return child
 
     def _register_tools(self) -> None:
         for plugin, tools in self.plugins.contributions("tools", "tools"):
@@ -97,5 +114,16 @@ class AppContext:
                 closer()
             except Exception:  # one failing closer must not keep the rest (or the store) open
                 log.exception("closing %r failed", closer)
-        self.jobs.close()
+        if not self._shares_jobs:
+            self.jobs.close()
         self.store.close()
+
+
+def _ledger_on(store: Store, bus: EventBus) -> Ledger:
+    """The ledger of a workspace, announcing its changes on the bus (views refresh on them)."""
+    return Ledger(
+        store,
+        on_change=lambda change, payload: bus.publish(
+            LedgerChanged(change=change, payload=payload)
+        ),
+    )

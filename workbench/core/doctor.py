@@ -1,7 +1,10 @@
 """`workbench doctor`: one line per check of the environment, with what to do when it fails.
 
 Checks look without importing Qt (find_spec, shared-library lookup), so the headless doctor stays
-headless. Optional components report "missing", not "fail": Workbench runs without them.
+headless. Optional components report "missing", not "fail": Workbench runs without them. "warn"
+is for what could not be checked (never "ok" for something nobody looked at). Configured hosts
+and printers are reached by the plugin that drives them (its checks); with no such plugin loaded
+the line says they were not checked.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from workbench.core.plugins import load_reference
 if TYPE_CHECKING:
     from workbench.core.context import AppContext
 
-Level = Literal["ok", "missing", "fail"]
+Level = Literal["ok", "warn", "missing", "fail"]
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,7 @@ class CheckResult:
         return f"{text} -> {self.fix}" if self.fix and self.level != "ok" else text
 
 
-Check = Callable[["AppContext"], CheckResult]
+Check = Callable[["AppContext"], "CheckResult | list[CheckResult]"]  # a list: one per item
 
 
 def check_python(_: AppContext) -> CheckResult:
@@ -128,14 +131,34 @@ def module_check(name: str, module: str, fix: str) -> Check:
     return check
 
 
+# (doctor line, settings field, the plugin that reaches those entries, its title)
+CONFIGURED = (
+    ("ssh hosts", "ssh_hosts", "hpc", "the HPC plugin"),
+    ("printers", "printers", "printing", "the printing plugin"),
+)
+
+
 def check_configured(context: AppContext) -> list[CheckResult]:
+    """Configured entries no loaded plugin reaches: said to be unchecked, never "ok"."""
+    loaded = {plugin.name for plugin in context.plugins}
+    failed = {failure.name for failure in context.plugins.failures}
     results = []
-    for kind, entries in (
-        ("ssh hosts", context.settings.ssh_hosts),
-        ("printers", context.settings.printers),
-    ):
-        detail = ", ".join(entries) if entries else "none configured"
-        results.append(CheckResult(kind, "ok", detail))
+    for kind, field, plugin, title in CONFIGURED:
+        if plugin in loaded:
+            continue  # its own checks reach every entry, one line each
+        entries: list[str] = getattr(context.settings, field)
+        if not entries:
+            results.append(CheckResult(kind, "ok", "none configured"))
+            continue
+        why = "failed to load (see its line)" if plugin in failed else "is not installed"
+        results.append(
+            CheckResult(
+                kind,
+                "warn",
+                f"configured, not checked: {title} {why}: {', '.join(entries)}",
+                f"Install {title} to reach them, or remove them from the settings ({field}).",
+            )
+        )
     return results
 
 
@@ -151,13 +174,14 @@ CORE_CHECKS: list[Check] = [
 
 
 def run_checks(context: AppContext) -> list[CheckResult]:
-    results = [check(context) for check in CORE_CHECKS]
+    results = [result for check in CORE_CHECKS for result in _as_list(check(context))]
     results += check_configured(context)
     for plugin in context.plugins:
         if plugin.checks is None:
             continue
         try:
-            results += [check(context) for check in load_reference(plugin.checks)()]
+            checks = load_reference(plugin.checks)()
+            results += [result for check in checks for result in _as_list(check(context))]
         except Exception as error:
             results.append(
                 CheckResult(
@@ -179,3 +203,7 @@ def run_checks(context: AppContext) -> list[CheckResult]:
     loaded = ", ".join(plugin.name for plugin in context.plugins) or "none"
     results.append(CheckResult("plugins", "ok", f"loaded: {loaded}"))
     return results
+
+
+def _as_list(outcome: CheckResult | list[CheckResult]) -> list[CheckResult]:
+    return outcome if isinstance(outcome, list) else [outcome]

@@ -7,14 +7,31 @@ A broken file is reported with its line and left untouched; the app runs on defa
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, TypeVar
 
 import tomli_w
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
+
+from workbench.core.secrets import SERVICE as KEYRING_SERVICE
 
 M = TypeVar("M", bound=BaseModel)
+# `scheme://user:password@`: the password part of a URL (a user name alone is not a secret)
+_URL_PASSWORD = re.compile(
+    r"\b(?P<scheme>[a-z][a-z0-9+.-]*://)(?P<user>[^/?#@\s:]*):[^/?#@\s]+@", re.I
+)
+# `user:password@host[:port]`: how an SSH host entry would carry one
+_HOST_PASSWORD = re.compile(r"^(?P<user>[^@\s:/]+):[^@\s]+@")
 
 
 class SettingsError(ValueError):
@@ -22,22 +39,48 @@ class SettingsError(ValueError):
 
 
 class OllamaSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
 
     base_url: str = Field("http://127.0.0.1:11434", description="Ollama server address")
     model: str = Field("qwen3:4b", description="Default chat model on that server")
     context_size: int = Field(8192, ge=512, description="Context window in tokens")
 
+    @field_validator("base_url")
+    @classmethod
+    def _no_password(cls, value: str) -> str:
+        return refuse_url_credentials(value, "ollama.base_url")
+
 
 class Settings(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # hide_input_in_errors: a refused value may hold a password, which must not reach a message
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, hide_input_in_errors=True)
 
     workspace: str = Field("", description="Workspace folder (empty: the default in the data dir)")
     model: str = Field("ollama:qwen3:4b", description="Agent model, e.g. ollama:qwen3:4b")
     ollama: OllamaSettings = Field(default_factory=OllamaSettings)
     ssh_hosts: list[str] = Field(default_factory=list, description="Clusters, as user@host[:port]")
     printers: list[str] = Field(default_factory=list, description="Printers: serial ports or URLs")
+    allowed_folders: list[str] = Field(
+        default_factory=list,
+        description="Folders besides the workspace where tools may read and write files without "
+        "asking (absolute paths; anywhere else needs your confirmation)",
+    )
     plugins: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+    @field_validator("allowed_folders")
+    @classmethod
+    def _absolute_folders(cls, folders: list[str]) -> list[str]:
+        # a relative folder would mean a different place for every process that reads it
+        relative = [f for f in folders if f.strip() and not os.path.isabs(os.path.expanduser(f))]
+        if relative:
+            raise ValueError(f"allowed folders must be absolute paths: {', '.join(relative)}")
+        return folders
+
+    @field_validator("workspace", "model", "ssh_hosts", "printers", "plugins")
+    @classmethod
+    def _no_password(cls, value: Any, info: ValidationInfo) -> Any:
+        refuse_credentials(value, str(info.field_name))
+        return value
 
     def plugin(self, name: str, model: type[M]) -> M:
         """This plugin's section, validated; defaults where the file says nothing."""
@@ -45,7 +88,7 @@ class Settings(BaseModel):
             return model.model_validate(self.plugins.get(name, {}))
         except ValidationError as invalid:
             raise SettingsError(
-                f"Settings of plugin {name!r} are invalid: {invalid}. "
+                f"Settings of plugin {name!r} are invalid: {_problems(invalid)}. "
                 f"Fix [plugins.{name}] in the settings file or reset it in the settings dialog."
             ) from invalid
 
@@ -55,15 +98,83 @@ class Settings(BaseModel):
         return self.model_copy(update={"plugins": plugins})
 
 
-def refuse_secrets(model: BaseModel) -> None:
+def refuse_secrets(model: BaseModel, where: str = "") -> None:
+    """SettingsError if `model` holds a SecretStr or a password inside a URL, at any depth."""
     for field_name, value in model:
+        path = f"{where}.{field_name}" if where else field_name
         if isinstance(value, SecretStr):
             raise SettingsError(
-                f"Field {field_name!r} holds a secret; secrets belong in the keyring, not in "
+                f"Field {path!r} holds a secret; secrets belong in the keyring, not in "
                 "settings (use workbench.core.secrets)."
             )
         if isinstance(value, BaseModel):
-            refuse_secrets(value)
+            refuse_secrets(value, path)
+        else:
+            try:
+                refuse_credentials(value, path)
+            except ValueError as found:
+                raise SettingsError(str(found)) from None
+
+
+def refuse_credentials(value: Any, where: str) -> None:
+    """ValueError naming the field if any string in `value` carries a password in a URL.
+
+    Settings are a plain file that doctor and logs print; a password there is a leak (DESIGN
+    rule: secrets live in the keyring only). Lists and dicts are searched too (plugin sections).
+    """
+    if isinstance(value, str):
+        refuse_url_credentials(value, where)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            refuse_credentials(item, f"{where}.{key}")
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            refuse_credentials(item, f"{where}[{index}]")
+
+
+def refuse_url_credentials(text: str, where: str, entry: str = "") -> str:
+    """`text` unchanged, or a ValueError saying where the password is and where it belongs.
+
+    `entry` names the keyring entry the password belongs in (the caller knows it best); without
+    it a sensible one is suggested from the field.
+    """
+    is_host = where.startswith("ssh_hosts")
+    found = _URL_PASSWORD.search(text) or (_HOST_PASSWORD.match(text) if is_host else None)
+    if found is None:
+        return text
+    masked = _without_password(text, is_host)  # the message itself must not leak it
+    if is_host:
+        bare = masked.replace(":***@", "@")
+        entry = entry or f"ssh:{bare}:password"
+        advice = "Use an SSH key (ssh-agent) instead; a password that is really needed goes in"
+    else:
+        bare = _URL_PASSWORD.sub(r"\g<scheme>", text).rstrip("/")
+        entry = entry or _suggested_entry(where, bare)
+        advice = f"Use {bare!r} and put the password (or API key) in"
+    raise ValueError(
+        f"{where} ({masked!r}) holds a password (user:password@); settings are a plain file, so "
+        f"they refuse secrets. {advice} the system keyring, service '{KEYRING_SERVICE}', entry "
+        f"'{entry}' (e.g. `keyring set {KEYRING_SERVICE} '{entry}'`)."
+    )
+
+
+def _without_password(text: str, is_host: bool) -> str:
+    text = _URL_PASSWORD.sub(r"\g<scheme>\g<user>:***@", text)
+    return _HOST_PASSWORD.sub(r"\g<user>:***@", text) if is_host else text
+
+
+def _suggested_entry(where: str, url: str) -> str:
+    if where.startswith(("printers", "plugins.printing")):
+        # the printing plugin's name for it (workbench_plugins.printing.config.prusalink_secret_key)
+        return f"prusalink:{url}:api_key"
+    if where == "model" or where.startswith("ollama"):
+        return "openai:api_key"
+    return f"{where}:password"
+
+
+def _problems(invalid: ValidationError) -> str:
+    """The errors by field, without the refused input values (they may hold a secret)."""
+    return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in invalid.errors())
 
 
 def load_settings(path: Path) -> tuple[Settings, str | None]:
@@ -76,9 +187,7 @@ def load_settings(path: Path) -> tuple[Settings, str | None]:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as broken:
         problem = f"{path} is not valid TOML ({broken})"
     except ValidationError as invalid:
-        problem = f"{path} has invalid values: " + "; ".join(
-            f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in invalid.errors()
-        )
+        problem = f"{path} has invalid values: {_problems(invalid)}"
     return Settings(), problem + ". Running on defaults; fix or delete the file."
 
 

@@ -23,6 +23,7 @@ from workbench.core.events import ToolCalled
 
 if TYPE_CHECKING:
     from workbench.core.context import AppContext
+    from workbench.core.files import Confinement, FileAccess, Mode
     from workbench.core.store import Artifact
 
 log = logging.getLogger(__name__)
@@ -62,6 +63,7 @@ class ToolError(BaseModel):
     message: str
     hint: str = ""
     problems: list[FieldProblem] = []
+    paths: list[str] = []  # confirmation_required: the files outside the workspace, resolved
 
     def explain(self) -> str:
         """One paragraph for a chat bubble or a model's next turn."""
@@ -82,6 +84,9 @@ class ToolOutcome(BaseModel):
 
 
 ToolFunction = Callable[[Any, "ToolContext"], BaseModel | Awaitable[BaseModel]]
+# Resolves every file a call would read or write through `ToolContext.file`, touching nothing
+# else: the registry runs it before the tool, so one confirmation names every path outside.
+FileArguments = Callable[[Any, "ToolContext"], object]
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,7 @@ class Tool:
     run: ToolFunction
     side_effect: SideEffect = SideEffect.READ
     needs_confirmation: bool | None = None  # None: only physical tools ask
+    files: FileArguments | None = None  # a tool with file arguments declares them here
 
     @property
     def confirm(self) -> bool:
@@ -119,6 +125,29 @@ class ToolContext:
     caller: str
     call_id: int
     artifacts: list[Artifact] = field(default_factory=list)
+    # a person allowed this call, files outside the workspace included (the question listed
+    # those the tool's `files` declares; a tool must declare all it uses)
+    confirmed: bool = False
+    # set while the registry asks a tool's `files` which paths it uses: outside ones go here
+    outside: list[FileAccess] | None = None
+
+    def confinement(self) -> Confinement:
+        from workbench.core.files import Confinement  # files imports ToolFailure from here
+
+        return Confinement.of(self.app.store.folder, self.app.settings.allowed_folders)
+
+    def file(self, requested: str | Path, *, mode: Mode, base: Path | None = None) -> Path:
+        """The path to use for a file argument (DESIGN rule: inside the workspace or an allowed
+        folder, else only with a person's confirmation; never out through a link).
+
+        Relative paths resolve against `base` (default: the workspace). Call it for every file
+        argument before anything with a side effect, so a refusal leaves nothing behind."""
+        access = self.confinement().check(requested, base=base or self.app.store.folder, mode=mode)
+        if access.outside and not self.confirmed:
+            if self.outside is None:
+                raise ConfirmationNeeded([access])
+            self.outside.append(access)
+        return access.path
 
     def add_artifact(
         self, path: Path, *, name: str | None = None, kind: str = "file", meta: dict | None = None
@@ -169,6 +198,23 @@ class ToolRegistry:
     def describe(self) -> list[dict[str, Any]]:
         return [self._tools[name].describe() for name in self.names()]
 
+    def confirmation_needed(self, name: str, arguments: Any) -> ToolError | None:
+        """The confirmation a call would be refused for (a physical action, files outside the
+        workspace), found without running it: what the agent's interrupt and the GUI's dialogs
+        show. None when nothing needs a person, or when the call is refused anyway."""
+        tool = self._tools.get(name)
+        if tool is None:
+            return None
+        try:
+            parsed = tool.args.model_validate(arguments)
+            outside = files_outside(tool, parsed, ToolContext(self._app, "preflight", 0))
+        except (ValidationError, ToolFailure):
+            return None  # the call itself says what is wrong; no one needs to be asked
+        except Exception:
+            log.exception("the files of %s could not be listed", name)
+            return None
+        return confirmation_error(tool, outside) if tool.confirm or outside else None
+
     # -- calling --------------------------------------------------------------------------------
     def call(
         self, name: str, arguments: dict[str, Any] | None, *, caller: str, confirmed: bool = False
@@ -191,6 +237,8 @@ class ToolRegistry:
             result = await self._run(name, arguments, context, confirmed)
         except _Refused as refusal:
             error = refusal.error
+        except ConfirmationNeeded as needed:  # a path the tool's `files` did not declare
+            error = confirmation_error(self._tools[name], needed.accesses)
         except ToolFailure as failure:
             error = ToolError(tool=name, kind="failed", message=failure.message, hint=failure.hint)
         except Exception as crash:
@@ -251,15 +299,10 @@ class ToolRegistry:
                     problems=problems,
                 )
             ) from None
-        if tool.confirm and not confirmed:
-            raise _Refused(
-                ToolError(
-                    tool=name,
-                    kind="confirmation_required",
-                    message=f"{name} acts on the physical world and needs a person to confirm it.",
-                    hint="Ask the user, then call again with confirmation.",
-                )
-            )
+        outside = files_outside(tool, parsed, context)
+        if (tool.confirm or outside) and not confirmed:
+            raise _Refused(confirmation_error(tool, outside))
+        context.confirmed = confirmed
         if inspect.iscoroutinefunction(tool.run):
             produced = await tool.run(parsed, context)  # type: ignore[misc]
         else:
@@ -273,3 +316,42 @@ class _Refused(Exception):
     def __init__(self, error: ToolError) -> None:
         super().__init__(error.message)
         self.error = error
+
+
+class ConfirmationNeeded(Exception):
+    """A tool met a file outside the workspace that no person has confirmed."""
+
+    def __init__(self, accesses: list[FileAccess]) -> None:
+        super().__init__(", ".join(access.describe() for access in accesses))
+        self.accesses = accesses
+
+
+def files_outside(tool: Tool, arguments: BaseModel, context: ToolContext) -> list[FileAccess]:
+    """The files outside the workspace a call would use, by its tool's `files` declaration."""
+    if tool.files is None:
+        return []
+    context.outside = []
+    try:
+        tool.files(arguments, context)
+        return context.outside
+    finally:
+        context.outside = None
+
+
+def confirmation_error(tool: Tool, outside: list[FileAccess]) -> ToolError:
+    """The refusal that carries what a person must see before saying yes."""
+    reasons = ["acts on the physical world"] if tool.confirm else []
+    if outside:
+        reasons.append("uses files outside the workspace and the allowed folders")
+    lines = [f"{tool.name} {' and '.join(reasons)} and needs a person to confirm it."]
+    lines += [f"  {access.describe()}" for access in outside]
+    hint = "Ask the user, then call again with confirmation."
+    if outside:
+        hint += " (Or add the folder to allowed_folders in the settings.)"
+    return ToolError(
+        tool=tool.name,
+        kind="confirmation_required",
+        message="\n".join(lines),
+        hint=hint,
+        paths=[str(access.path) for access in outside],
+    )

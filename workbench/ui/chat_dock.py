@@ -729,9 +729,10 @@ class ChatPanel(QWidget):
         arguments = self._parse_arguments(name, raw_arguments.strip())
         if arguments is None:
             return
-        tool = self.context.registry.get(name)
-        if tool is not None and tool.confirm:
-            self._ask_confirmation(name, arguments)
+        # a physical action or files outside the workspace: the person sees what and says yes
+        needed = self.context.registry.confirmation_needed(name, arguments)
+        if needed is not None:
+            self._ask_confirmation(name, arguments, needed.message)
         else:
             self.call_tool(name, arguments)
 
@@ -754,13 +755,12 @@ class ChatPanel(QWidget):
             return None
         return arguments
 
-    def _ask_confirmation(self, name: str, arguments: dict[str, Any]) -> None:
+    def _ask_confirmation(self, name: str, arguments: dict[str, Any], why: str) -> None:
         # Non-modal question: the window (and running jobs' progress) stays live while it is open.
         box = QMessageBox(
             QMessageBox.Icon.Question,
-            "Confirm a physical action",
-            f"{name} acts on the physical world.\n\nArguments:\n"
-            f"{json.dumps(arguments, indent=2)}\n\nRun it?",
+            "Confirm a tool call",
+            f"{why}\n\nArguments:\n{json.dumps(arguments, indent=2)}\n\nRun it?",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             self,
         )
@@ -791,6 +791,10 @@ class ChatPanel(QWidget):
         if shiboken6.isValid(self) and shiboken6.isValid(card):  # closed meanwhile?
             self.show_outcome(card, outcome)
             self.tool_finished.emit(outcome)
+            error = outcome.error
+            if error is not None and error.kind == "confirmation_required" and not confirmed:
+                # found only while running (a file the tool did not declare): ask now
+                self._ask_confirmation(name, arguments, error.message)
 
     def show_outcome(self, card: ToolCard, outcome: ToolOutcome) -> None:
         explanation = outcome.error.explain() if outcome.error else "failed without a message"

@@ -17,8 +17,10 @@ import pyqtgraph as pg
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
     QComboBox,
+    QDialog,
     QFileDialog,
     QHBoxLayout,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QMessageBox,
@@ -32,6 +34,7 @@ from PySide6.QtWidgets import (
 from workbench.core.context import AppContext
 from workbench.ui.async_loop import start_task
 from workbench.ui.bridge import subscribe_in_gui
+from workbench_plugins.printing import gate
 from workbench_plugins.printing.printers import PrinterEvent, is_url, manager_for
 from workbench_plugins.printing.views.gcode_preview import GcodePreview
 
@@ -54,6 +57,7 @@ class PrinterPanel(QWidget):
         self.context = context
         self.manager = manager_for(context)
         self.confirmation: QMessageBox | None = None
+        self.override: QInputDialog | None = None  # asking for a reason to pass the print gate
         self.samples: deque[tuple[float, float, float, float, float]] = deque()
         self._started = time.monotonic()
         self.setObjectName("printer-panel")
@@ -168,7 +172,13 @@ class PrinterPanel(QWidget):
         arguments: dict[str, Any] = {"printer": self.name, "gcode_path": path}
         if candidate_id:
             arguments["candidate_id"] = candidate_id
-        self.confirm("upload_and_print", arguments, f"Start printing {path} on {self.name}?")
+        # the one Yes also covers a file outside the workspace: the question says so
+        needed = self.context.registry.confirmation_needed("upload_and_print", arguments)
+        paths = needed.paths if needed else []
+        outside = "".join(f"\n{path} is outside the workspace." for path in paths)
+        self.confirm(
+            "upload_and_print", arguments, f"Start printing {path} on {self.name}?{outside}"
+        )
 
     def request_action(self, action: str) -> None:
         tool = {"pause": "pause_print", "resume": "resume_print", "cancel": "cancel_print"}[action]
@@ -204,6 +214,29 @@ class PrinterPanel(QWidget):
             self.say(outcome.result.get("message", f"{tool} done"))
         elif outcome.error is not None:
             self.say(outcome.error.explain())
+            if tool == "upload_and_print" and outcome.error.message.startswith(gate.REFUSED):
+                self.ask_override(arguments, outcome.error.message)
+
+    def ask_override(self, arguments: dict[str, Any], refusal: str) -> None:
+        """The print gate refused the file: the person may print anyway, giving a reason (the
+        tool records it with the call and in the ledger)."""
+        dialog = QInputDialog(self)
+        dialog.setObjectName("print-override")
+        dialog.setWindowTitle("The print gate refused this file")
+        dialog.setLabelText(f"{refusal}\n\nTo print anyway, say why (it is recorded):")
+        self.override = dialog
+
+        def answered(result: int) -> None:
+            self.override = None
+            reason = dialog.textValue().strip()
+            if result == QDialog.DialogCode.Accepted and reason:
+                overridden = {**arguments, "override": True, "override_reason": reason}
+                start_task(self._call("upload_and_print", overridden), name="printer-override")
+            else:
+                self.say("Not printed: the gate refused the file and no reason was given.")
+
+        dialog.finished.connect(answered)
+        dialog.open()  # non-modal, like the confirmation: the GUI thread never waits
 
     def emergency_stop(self) -> None:
         host = self.manager.hosts.get(self.name)

@@ -13,7 +13,6 @@ import json
 import os
 import time
 from dataclasses import dataclass
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -35,11 +34,7 @@ class GroundTruth:
 
     @property
     def source(self) -> str:
-        return SOURCE.format(version=engibench_version())
-
-
-def engibench_version() -> str:
-    return version("engibench")
+        return SOURCE.format(version=engine.engibench_version())
 
 
 def cache_key(problem: str, conditions: dict[str, Any], config: dict[str, Any], seed: int) -> str:
@@ -49,7 +44,7 @@ def cache_key(problem: str, conditions: dict[str, Any], config: dict[str, Any], 
     start_seed = seed if problem == "photonics2d" else 0
     identity = {
         "problem": problem,
-        "engibench": engibench_version(),
+        "engibench": engine.engibench_version(),
         "conditions": conditions,
         "config": parsed.model_dump(),
         "seed": start_seed,

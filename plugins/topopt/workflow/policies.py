@@ -13,14 +13,21 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from workbench.bench import AgentBudget
 from workbench.core.context import AppContext
+from workbench_plugins.topopt import engine
 from workbench_plugins.topopt.workflow.scoring import ToolCall
-from workbench_plugins.topopt.workflow.tasks import Export, TaskSpec
+from workbench_plugins.topopt.workflow.tasks import PROBLEMS, Export, TaskSpec, engineer_answer
+
+VOLFRAC_ERROR = 0.1  # "wrong-volfrac": far outside the 0.01 tolerance of the constraint
+EARLY_STOP = {"beams2d": 5, "photonics2d": 2}  # iterations / Adam steps of "early-stop"
 
 
 class HarnessFailure(RuntimeError):
@@ -44,28 +51,69 @@ class PolicyRun:
 @dataclass(frozen=True)
 class OffTarget:
     styles: tuple[str, ...]
-    checks: str  # the score that must drop: "task_completion" or "tool_use"
+    # score -> ceiling: each named score must fall below its ceiling on every targeted cell
+    checks: Mapping[str, float]
     about: str
+    problems: tuple[str, ...] = PROBLEMS
+    # where a mistake shows in other scores on one problem, that problem's checks instead
+    checks_by_problem: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+
+    def targets(self, problem: str, style: str) -> bool:
+        return problem in self.problems and style in self.styles
+
+    def checks_for(self, problem: str) -> Mapping[str, float]:
+        return self.checks_by_problem.get(problem, self.checks)
 
 
+TC_FAILS = {"task_completion": 1.0}
 OFF_TARGET: dict[str, OffTarget] = {
-    "inverted-branch": OffTarget(("W-COND",), "task_completion", "takes the other W-COND branch"),
+    "inverted-branch": OffTarget(("W-COND",), TC_FAILS, "takes the other W-COND branch"),
     "preview-values": OffTarget(
-        ("W-DISTRACT",), "task_completion", "exports with the preview threshold and XY scale"
+        ("W-DISTRACT",), TC_FAILS, "exports with the preview threshold and XY scale"
     ),
-    "swapped-multi": OffTarget(("W-MULTI",), "task_completion", "exports B first, then A"),
-    "merged-multi": OffTarget(("W-MULTI",), "task_completion", "one export with A's values"),
+    "swapped-multi": OffTarget(("W-MULTI",), TC_FAILS, "exports B first, then A"),
+    "merged-multi": OffTarget(("W-MULTI",), TC_FAILS, "one export with A's values"),
     "wrong-arithmetic": OffTarget(
-        ("W-DERIVED",), "task_completion", "scale_xy = rmin (forgets the factor 2)"
+        ("W-DERIVED",), TC_FAILS, "scale_xy = rmin (forgets the factor 2)"
     ),
     "no-clarification": OffTarget(
-        ("NATURAL",), "task_completion", "guesses numbers and designs instead of asking"
+        ("NATURAL",), TC_FAILS, "guesses numbers and designs instead of asking"
     ),
-    "missing-render": OffTarget(("FULL",), "task_completion", "optimises and simulates, no render"),
+    "missing-render": OffTarget(("FULL",), TC_FAILS, "optimises and simulates, no render"),
     "redundant-calls": OffTarget(
         ("FULL", "W-RAND", "W-DERIVED", "W-DISTRACT", "W-COND", "W-MULTI"),
-        "tool_use",
+        {"tool_use": 1.0},
         "asks for problem details and simulates twice",
+    ),
+    # Design quality. Each ceiling lies well below what a right design scores (1.0) and above
+    # what the mistake scored on the CI grid (seed 0, example 0; `validate` prints them):
+    # wrong-volfrac constraint 0.00, IoU 0.75, objective 0.11; early-stop (Beams2D) IoU 0.67,
+    # objective 0.00; random-design 0 everywhere (there is no optimised design to score).
+    "wrong-volfrac": OffTarget(
+        ("FULL",),
+        {"constraint": 0.01, "iou": 0.9, "objective": 0.5},
+        f"optimises with the volume fraction off by {VOLFRAC_ERROR}",
+        problems=("beams2d",),
+    ),
+    "early-stop": OffTarget(
+        ("W-RAND",),
+        {"iou": 0.9, "objective": 0.5},
+        f"stops the optimiser after {EARLY_STOP['beams2d']} iterations "
+        f"(photonics: {EARLY_STOP['photonics2d']} Adam steps)",
+        # Photonics2D's binarised layout hardly moves in 20 steps (IoU 0.97 after 2 steps,
+        # measured); its overlap does
+        checks_by_problem={"photonics2d": {"objective": 0.5}},
+    ),
+    "random-design": OffTarget(
+        ("FULL", "W-RAND"),
+        {"task_completion": 1.0, "iou": 0.5, "objective": 0.5, "constraint": 0.5},
+        "never optimises: simulates and renders or exports a random design it wrote itself",
+    ),
+    "random-export": OffTarget(
+        ("W-RAND",),
+        TC_FAILS,
+        "optimises, then exports a random design it wrote itself instead",
+        problems=("beams2d",),
     ),
 }
 GUESSED = {"volfrac": 0.4, "forcedist": 0.5, "rmin": 2.0}  # what "no-clarification" assumes
@@ -112,10 +160,10 @@ def play_direct(model: str, task: TaskSpec, app: AppContext, folder: Path) -> Po
             f"Unknown off-target policy {model!r}; known: "
             + ", ".join(f"offtarget:{name}" for name in OFF_TARGET)
         )
-    if mistake and task.style not in OFF_TARGET[mistake].styles:
+    if mistake and not OFF_TARGET[mistake].targets(task.problem, task.style):
         mistake = ""  # not a targeted cell: play the reference
     call = _Player(app, f"bench:{model}")
-    problem, seed, config = task.problem, task.seed, dict(task.config)
+    problem, seed = task.problem, task.seed
     if task.style == "NATURAL" and mistake != "no-clarification":
         call(
             "ask_human_for_clarification",
@@ -123,31 +171,65 @@ def play_direct(model: str, task: TaskSpec, app: AppContext, folder: Path) -> Po
             "radius should the beam use?",
         )
         return PolicyRun(call.calls)
-    if task.style == "NATURAL":
-        config = dict(GUESSED)
+    config = played_config(task, mistake)
     if mistake == "redundant-calls":
         call("get_problem_details", problem_type=problem)
-    optimized = call("optimize_design", problem_type=problem, problem_config=config, seed=seed)
-    npy = optimized["save_path"]
+    if mistake == "random-design":  # never optimises: its "result" is a random field
+        npy = _random_npy(task, folder)
+    else:
+        optimized = call("optimize_design", problem_type=problem, problem_config=config, seed=seed)
+        npy = optimized["save_path"]
+    delivered = _random_npy(task, folder) if mistake == "random-export" else npy
+    # a file of its own has no recorded config: the task's is given with it
+    given = {"problem_config": config} if mistake == "random-design" else {}
     simulated: dict[str, Any] = {}
     if "simulate_design" in task.optimal_calls or task.style == "NATURAL":
-        simulated = call("simulate_design", problem_type=problem, design_description=npy, seed=seed)
+        simulate = {"problem_type": problem, "design_description": npy, "seed": seed, **given}
+        simulated = call("simulate_design", **simulate)
         if mistake == "redundant-calls":
-            call("simulate_design", problem_type=problem, design_description=npy, seed=seed)
+            call("simulate_design", **simulate)
     if task.style in ("FULL", "NATURAL"):
         if mistake != "missing-render":
             png = str(folder / "design.png")
-            call("render_design", problem_type=problem, design_description=npy, save_path=png)
+            call(
+                "render_design",
+                problem_type=problem,
+                design_description=delivered,
+                save_path=png,
+                **given,
+            )
         return PolicyRun(call.calls)
     for index, export in enumerate(_exports(task, mistake, simulated)):
         call(
             "convert_design_to_stl",
             problem_type=problem,
-            npy_file_path=npy,
+            npy_file_path=delivered,
             stl_file_path=str(folder / f"export_{index}.stl"),
             **_stl_args(export),
         )
     return PolicyRun(call.calls)
+
+
+def played_config(task: TaskSpec, mistake: str) -> dict[str, Any]:
+    """The problem_config the policy optimises with: the task's, or a characteristic mistake."""
+    if task.style == "NATURAL":  # only "no-clarification" designs in NATURAL: it guesses
+        return dict(GUESSED)
+    config = dict(task.config)
+    if mistake == "wrong-volfrac":  # away from the middle, so it stays in (0, 1)
+        step = VOLFRAC_ERROR if config["volfrac"] < 0.5 else -VOLFRAC_ERROR
+        config["volfrac"] = round(config["volfrac"] + step, 2)
+    if mistake == "early-stop":
+        steps = "max_iter" if task.problem == "beams2d" else "num_optimization_steps"
+        config[steps] = EARLY_STOP[task.problem]
+    return config
+
+
+def _random_npy(task: TaskSpec, folder: Path) -> str:
+    """A uniformly random density field of the task's shape, written by the policy itself."""
+    shape = engine.parse_config(task.problem, task.config).design_shape
+    path = folder / "random_design.npy"
+    np.save(path, np.random.default_rng(task.seed).random(shape))
+    return str(path)
 
 
 def _exports(task: TaskSpec, mistake: str, simulated: dict[str, Any]) -> list[Export]:
@@ -181,24 +263,36 @@ def agent_prompt(task: TaskSpec) -> str:
     return f"{task.prompt}\n\nIMPORTANT: Use seed={task.seed} when calling tools."
 
 
+def agent_limits(budget: AgentBudget | None) -> dict[str, Any]:
+    """The runner's budget for this cell (the smoke selection's short one), else the suite's."""
+    if budget is None:
+        return {"max_model_calls": AGENT_MAX_MODEL_CALLS}
+    return {
+        "max_model_calls": budget.model_calls,
+        "max_tokens": budget.tokens,
+        "max_seconds": budget.seconds,
+    }
+
+
 def play_agent(
     model: str,
     task: TaskSpec,
     app: AppContext,
     make_runtime: Callable[[AppContext, str], Any] | None = None,
+    budget: AgentBudget | None = None,
 ) -> PolicyRun:
     """Run the agent on the prompt; a model that answers badly scores low, an unreachable one
     is a harness failure (the cell is retried on resume)."""
     from workbench.agents import AgentRuntime, BackendError, HeadlessPolicy
     from workbench.agents.events import AgentError, ModelCalled, ToolFinished, ToolStarted
 
+    # the simulated engineer answers as the scoring expects (NATURAL: the hidden true numbers)
+    engineer = HeadlessPolicy(answer_questions=engineer_answer(task))
     try:
         runtime = (
             make_runtime(app, model)
             if make_runtime
-            else AgentRuntime(
-                app, model, policy=HeadlessPolicy(), max_model_calls=AGENT_MAX_MODEL_CALLS
-            )
+            else AgentRuntime(app, model, policy=engineer, **agent_limits(budget))
         )
     except BackendError as error:
         raise HarnessFailure(str(error)) from error
@@ -214,6 +308,11 @@ def play_agent(
     started: dict[str, ToolStarted] = {}
     calls: list[ToolCall] = []
     run = PolicyRun(calls, status=result.status, error=result.error, answer=result.answer)
+    run.extra["human_answers"] = [
+        {"question": d["question"], "answer": d["answer"]}
+        for d in engineer.decisions
+        if d["kind"] == "clarification"
+    ]
     for event in result.events:
         if isinstance(event, ToolStarted) and not event.tool.startswith("transfer_to_"):
             started[event.tool_call_id] = event
@@ -229,9 +328,14 @@ def play_agent(
     return run
 
 
-def play(model: str, task: TaskSpec, app: AppContext, folder: Path) -> tuple[PolicyRun, float]:
+def play(
+    model: str, task: TaskSpec, app: AppContext, folder: Path, budget: AgentBudget | None = None
+) -> tuple[PolicyRun, float]:
     started = time.perf_counter()
     run = (
-        play_direct(model, task, app, folder) if is_direct(model) else play_agent(model, task, app)
+        # its files go in the cell's workspace: a tool writes elsewhere only if a person confirms
+        play_direct(model, task, app, app.store.folder)
+        if is_direct(model)
+        else play_agent(model, task, app, budget=budget)
     )
     return run, time.perf_counter() - started

@@ -5,6 +5,15 @@ tested on hand-made inputs. `score_cell` combines them:
 
     DQ = 0.31 IoU + 0.19 PA + 0.15 Obj + 0.12 Constr + 0.12 Conn + 0.11 WT
     CO = 0.65 DQ + 0.20 ToolUse + 0.15 TC
+
+Where we are stricter than the reference: the scored design is the last successful
+optimize_design's, and everything else is tied to it by design_sha256 (the tools report the hash
+of the exact field they used). TC needs the render (FULL) or exports (W-styles) of that design,
+and the objective term reads a simulation of that design, else that optimisation's final value.
+NATURAL: the headless engineer answers a question with the task's true numbers
+(tasks.engineer_answer), so asking and then designing with them is a right path too: TC for the
+question asked before any optimisation; DQ 1 when it abstains, else its design scored as usual;
+tool use judged against ask + optimise.
 """
 
 from __future__ import annotations
@@ -19,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import ndimage
 
-from workbench_plugins.topopt.workflow.tasks import Export, TaskSpec
+from workbench_plugins.topopt.workflow.tasks import NATURAL_ANSWERED_CALLS, Export, TaskSpec
 
 DQ_WEIGHTS = {
     "iou": 0.31,
@@ -92,8 +101,13 @@ def connectivity(design: npt.ArrayLike) -> float:
     return 1.0 if components(design) == 1 else 0.0
 
 
-def design_quality(parts: dict[str, float]) -> float:
-    return float(sum(weight * parts.get(name, 0.0) for name, weight in DQ_WEIGHTS.items()))
+def design_quality(parts: dict[str, float], skip: tuple[str, ...] = ()) -> float:
+    """The weighted sum of DQ_WEIGHTS; terms in `skip` are left out and the rest renormalised."""
+    if not skip:
+        return float(sum(weight * parts.get(name, 0.0) for name, weight in DQ_WEIGHTS.items()))
+    kept = {name: weight for name, weight in DQ_WEIGHTS.items() if name not in skip}
+    total = sum(kept.values())
+    return float(sum(weight * parts.get(name, 0.0) for name, weight in kept.items()) / total)
 
 
 # -- tool use --------------------------------------------------------------------------------
@@ -128,19 +142,54 @@ def export_matches(call: ToolCall, expected: Export, tolerance: float = PARAM_TO
     return mirrored is not None and bool(mirrored) == expected.mirror_y
 
 
+def optimised_sha(calls: list[ToolCall]) -> str | None:
+    """The cell's optimised design: design_sha256 of the last successful optimize_design."""
+    for call in reversed(calls):
+        if call.ok and call.name == "optimize_design" and call.result:
+            return call.result.get("design_sha256")
+    return None
+
+
+def uses_design(call: ToolCall, design_sha: str | None) -> bool:
+    """Whether a render, simulation or export worked on exactly this design."""
+    return design_sha is not None and (call.result or {}).get("design_sha256") == design_sha
+
+
+def asked_before_designing(calls: list[ToolCall]) -> bool:
+    """NATURAL: a question counts only before the first optimisation (asking after designing on
+    guessed numbers is not asking)."""
+    for call in calls:
+        if call.ok and call.name == "ask_human_for_clarification":
+            return True
+        if call.ok and call.name == "optimize_design":
+            return False
+    return False
+
+
 def task_completion(calls: list[ToolCall], task: TaskSpec) -> float:
+    """The deliverable must be the cell's optimised design (by design_sha256): a render or
+    export of "initial", of a random design or of some other .npy completes nothing."""
     ok_calls = [call for call in calls if call.ok]
-    if task.style == "FULL":
-        return float(any(call.name == "render_design" for call in ok_calls))
     if task.style == "NATURAL":
-        return float(any(call.name == "ask_human_for_clarification" for call in ok_calls))
+        return float(asked_before_designing(calls))
+    optimised = optimised_sha(ok_calls)
+    if task.style == "FULL":
+        return float(any(c.name == "render_design" and uses_design(c, optimised) for c in ok_calls))
     exports = [call for call in ok_calls if call.name == "convert_design_to_stl"]
     expected = task.draws.expected
     if len(expected) > 1:  # W-MULTI: the first two exports are A then B
-        if len(exports) < len(expected):
+        judged = exports[: len(expected)]
+        if len(judged) < len(expected):
             return 0.0
-        return float(all(export_matches(c, e) for c, e in zip(exports, expected, strict=False)))
-    return float(bool(exports) and export_matches(exports[-1], expected[0]))
+    else:
+        judged, expected = exports[-1:], expected[:1]
+    return float(
+        bool(judged)
+        and all(
+            uses_design(c, optimised) and export_matches(c, e)
+            for c, e in zip(judged, expected, strict=True)
+        )
+    )
 
 
 # -- extraction --------------------------------------------------------------------------------
@@ -157,19 +206,21 @@ def extract_design(calls: list[ToolCall]) -> npt.NDArray[np.float64] | None:
 
 
 def extract_objective(calls: list[ToolCall], objective: str) -> float | None:
-    """The first simulate_design's value; else the last optimize_design's final value (W-DERIVED
-    and W-DISTRACT have no simulation among their optimal calls)."""
+    """The objective of the scored design (the last optimize_design's): the last simulation of
+    exactly that design, else that optimisation's final value (W-DERIVED and W-DISTRACT have no
+    simulation among their optimal calls). A simulation of any other design does not count."""
     names = OBJECTIVE_ALIASES.get(objective, (objective, f"final_{objective}"))
-    for call in calls:
-        if call.ok and call.name == "simulate_design" and call.result:
+    scored = optimised_sha(calls)
+    for call in reversed(calls):
+        if call.ok and call.name == "simulate_design" and uses_design(call, scored):
+            result = call.result or {}
             for name in names:
-                if isinstance(call.result.get(name), int | float):
-                    return float(call.result[name])
+                if isinstance(result.get(name), int | float):
+                    return float(result[name])
     for call in reversed(calls):
         if call.ok and call.name == "optimize_design" and call.result:
             value = call.result.get(f"final_{objective}")
-            if isinstance(value, int | float):
-                return float(value)
+            return float(value) if isinstance(value, int | float) else None
     return None
 
 
@@ -221,6 +272,15 @@ def watertight(calls: list[ToolCall]) -> float:
     return 0.0
 
 
+def optimal_calls_taken(calls: list[ToolCall], task: TaskSpec) -> tuple[str, ...]:
+    """NATURAL has two right paths: ask and stop (the reference), or ask, get the engineer's
+    numbers (the headless engineer gives them) and optimise with them. Following the answer is
+    judged against the second path, so it costs no tool-use points."""
+    if task.style == "NATURAL" and asked_before_designing(calls) and optimised_sha(calls):
+        return NATURAL_ANSWERED_CALLS
+    return task.optimal_calls
+
+
 # -- the cell ----------------------------------------------------------------------------------
 def score_cell(
     calls: list[ToolCall],
@@ -252,7 +312,8 @@ def score_cell(
         **design_parts,
         "objective": objective_score(actual_objective, target_objective),
         "watertight": watertight(calls),
-        "tool_use": tool_use(names, task.optimal_calls),
+        "tool_use": tool_use(names, optimal_calls_taken(calls, task)),
+        # the reference's variant keeps the task's own list, to stay comparable with its numbers
         "tool_efficiency_ref": tool_efficiency_reference(names, task.optimal_calls),
         "task_completion": task_completion(calls, task),
         "tool_calls": float(len(calls)),
@@ -264,7 +325,11 @@ def score_cell(
     scores["abstained"] = float(
         task.style == "NATURAL" and design is None and scores["task_completion"] == 1.0
     )
-    # NATURAL: asking and not designing is the right answer, so design quality is full.
-    scores["design_quality"] = 1.0 if scores["abstained"] else design_quality(scores)
+    # NATURAL: asking and not designing is the right answer, so design quality is full. An agent
+    # that asks and then designs from the engineer's answer is scored on that design, but not on
+    # a watertight STL the request never asked for: following the answer must not score below
+    # abstaining for a perfect design.
+    skip = ("watertight",) if task.style == "NATURAL" else ()
+    scores["design_quality"] = 1.0 if scores["abstained"] else design_quality(scores, skip)
     scores["combined"] = float(sum(w * scores[name] for name, w in CO_WEIGHTS.items()))
     return scores, design

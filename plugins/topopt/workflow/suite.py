@@ -22,9 +22,10 @@ from workbench_plugins.topopt import engine
 from workbench_plugins.topopt.workflow import ground_truth, policies, scoring, tasks
 from workbench_plugins.topopt.workflow.timing import EngiBenchClock
 
-# Beams2D, example 0: the export workflow and the abstention, a few minutes on 2 cores with the
-# embedded model (each cell is bounded by policies.AGENT_MAX_MODEL_CALLS)
-SMOKE_STYLES = ("W-RAND", "NATURAL")
+# The default selection (example 0, played by the reference): the export workflow on both
+# problems and Beams2D's abstention; the one short agent cell plays AGENT_SMOKE_STYLE on Beams2D
+SMOKE_STYLES = {"beams2d": ("W-RAND", "NATURAL"), "photonics2d": ("W-RAND",)}
+AGENT_SMOKE_STYLE = "W-RAND"
 VOLATILE_KEYS = ("duration_s", "details.timing")  # what differs between two identical runs
 DESIGNS_FILE = "designs.npz"
 DESIGN_TOOLS = (
@@ -49,6 +50,7 @@ KEPT_RESULT_KEYS = (
     "npy_path",
     "stl_path",
     "question",
+    "design_sha256",  # which design each call worked on: task completion is judged by it
 )
 
 
@@ -69,7 +71,7 @@ class WorkflowSuite(Suite):
                 f"{self.problem}/{style}/e{example}",
                 problem=self.problem,
                 style=style,
-                smoke=self.problem == "beams2d" and example == 0 and style in SMOKE_STYLES,
+                smoke=example == 0 and style in SMOKE_STYLES[self.problem],
                 payload={"example": example},
             )
             for example in range(tasks.EXAMPLES)
@@ -83,7 +85,12 @@ class WorkflowSuite(Suite):
         return write_report(folder)
 
     def smoke_tasks(self) -> list[BenchTask]:
-        return [task for task in self.tasks() if task.smoke]  # photonics: none (too slow)
+        return [task for task in self.tasks() if task.smoke]
+
+    def agent_smoke_task(self) -> BenchTask | None:
+        if self.problem != "beams2d":  # one agent cell is enough; Beams2D's optimiser is quicker
+            return None
+        return next(t for t in self.smoke_tasks() if t.style == AGENT_SMOKE_STYLE)
 
     def run(self, task: BenchTask, model: str, seed: int, cell: CellContext) -> dict[str, Any]:
         started = time.perf_counter()
@@ -103,7 +110,7 @@ class WorkflowSuite(Suite):
         if truth is not None:
             spec = tasks.build(self.problem, task.style, seed, example, target=truth.objective)
         with clock.watching(cell.app):
-            run, wall = policies.play(model, spec, cell.app, cell.folder)
+            run, wall = policies.play(model, spec, cell.app, cell.folder, cell.budget)
         if truth is None and any(c.name in DESIGN_TOOLS for c in run.calls):
             truth = truth_of()  # an abstaining NATURAL cell needs no ground truth
         if truth is None:
@@ -129,6 +136,8 @@ class WorkflowSuite(Suite):
                 "status": run.status,
                 "error": clean(run.error),
                 "model_calls": run.model_calls,
+                # what the simulated engineer answered (the answer is part of the task)
+                "human_answers": run.extra.get("human_answers", []),
             },
             "designs_file": DESIGNS_FILE if truth else None,
             "timing": {  # volatile

@@ -7,6 +7,7 @@ builds it when a cell runs.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -355,6 +356,25 @@ OPTIMAL_CALLS: dict[str, tuple[str, ...]] = {
         "convert_design_to_stl",
     ),
 }
+
+
+# NATURAL, when the agent asks and then follows the engineer's answer: the prompt asks only for
+# the optimisation, so that is the one design call the answer adds.
+NATURAL_ANSWERED_CALLS = ("ask_human_for_clarification", "optimize_design")
+
+
+def engineer_answer(spec: TaskSpec) -> str:
+    """What the simulated engineer of a headless cell answers to any question. NATURAL: the
+    hidden conditions, the numbers the ground truth was optimised with, so an agent that asks
+    and follows the answer can reach the ground truth. Other styles state every number already."""
+    if spec.style != "NATURAL":
+        return "Everything you need is in my request; use the values given there."
+    c = spec.conditions
+    config = {"volfrac": c["volfrac"], "forcedist": c["forcedist"], "rmin": c["rmin"]}
+    return (
+        f"Use a volume fraction of {c['volfrac']}, a force distribution of {c['forcedist']} and a "
+        f"filter radius (rmin) of {c['rmin']}: problem_config {json.dumps(config)}."
+    )
 
 
 # Photonics2D's reference prompts all ask for the simulation, so it is an optimal call in each.

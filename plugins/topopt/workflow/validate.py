@@ -1,6 +1,8 @@
-"""Evaluator validation: the reference must score TC = 1 on every cell, and every off-target
-policy must fail the score it targets (TC, or tool use for redundant calls) on every cell it
-targets. Runs through the bench runner, so the folder also gets results, summary and report.
+"""Evaluator validation: the reference must score TC = 1 on every cell and, wherever it designs,
+IoU = objective = 1 (and constraint = 1 on Beams2D); every off-target policy must push each score
+it targets below that score's ceiling (policies.OFF_TARGET: TC, tool use, or the design-quality
+terms) on every cell it targets. Runs through the bench runner, so the folder also gets results,
+summary and report. Exits non-zero when any check fails.
 
     python -m workbench_plugins.topopt.workflow.validate [--out DIR] [--seeds 0 1] [--examples 2]
         [--photonics]
@@ -13,6 +15,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workbench.bench.results import bench_workspace
 from workbench.bench.runner import PlannedCell, run_bench
 from workbench.core.context import AppContext
 from workbench_plugins.topopt.workflow import report, tasks
@@ -29,8 +32,11 @@ class Grid:
     redundant_styles: tuple[str, ...] | None = None
 
 
-# Both problems, seed 0, example 0: 10 reference cells and 12 off-target ones, about 2 minutes.
+# Both problems, seed 0, example 0: 10 reference cells and 18 off-target ones.
 CI_GRID = Grid(problems=tasks.PROBLEMS, redundant_styles=("W-RAND",))
+# The reference's design is the ground truth; its mean density misses volfrac by ~1e-6 (the
+# optimiser's bisection), which costs the constraint score ~1e-4.
+REFERENCE_TOLERANCE = 1e-3
 
 
 @dataclass
@@ -38,6 +44,7 @@ class Validation:
     folder: Path
     failures: list[str] = field(default_factory=list)
     checked: int = 0
+    measured: list[str] = field(default_factory=list)  # each off-target check: value < ceiling
 
     @property
     def passed(self) -> bool:
@@ -56,7 +63,7 @@ def plan_cells(grid: Grid) -> tuple[dict[str, WorkflowSuite], list[PlannedCell]]
                 styles = target.styles
                 if name == "redundant-calls" and grid.redundant_styles is not None:
                     styles = grid.redundant_styles
-                if task.style in styles:
+                if target.targets(task.problem, task.style) and task.style in styles:
                     models.append(f"offtarget:{name}")
             cells += [PlannedCell(suite.name, task, m, s) for m in models for s in grid.seeds]
     return {suite.name: suite for suite in suites.values()}, cells
@@ -72,18 +79,34 @@ def validate(context: AppContext, out: Path, grid: Grid = CI_GRID) -> Validation
         record = records.get(cell.key)
         if record is None or record["status"] != "ok":
             continue  # already a failure (harness error)
-        scores, result.checked = record["scores"], result.checked + 1
+        result.checked += 1
         if cell.model == "reference":
-            if scores["task_completion"] != 1.0:
-                result.failures.append(f"{cell.key}: the reference scored TC = 0")
-            continue
-        target = OFF_TARGET[cell.model.removeprefix("offtarget:")]
-        if scores[target.checks] >= 1.0:
-            result.failures.append(
-                f"{cell.key}: {cell.model} ({target.about}) still scored "
-                f"{target.checks} = {scores[target.checks]:.2f}"
-            )
+            result.failures += reference_failures(cell.key, cell.task.problem, record["scores"])
+        else:
+            check_off_target(result, cell, record["scores"])
     return result
+
+
+def reference_failures(key: str, problem: str, scores: dict[str, float]) -> list[str]:
+    """TC = 1 everywhere; where it designs, its design is the ground truth: full marks."""
+    failures = [] if scores["task_completion"] == 1.0 else [f"{key}: the reference scored TC = 0"]
+    if not scores.get("design_found"):
+        return failures  # NATURAL: it abstains
+    full = ["iou", "objective"] + (["constraint"] if problem == "beams2d" else [])
+    for name in full:
+        if scores[name] < 1.0 - REFERENCE_TOLERANCE:
+            failures.append(f"{key}: the reference scored {name} = {scores[name]:.4f} < 1")
+    return failures
+
+
+def check_off_target(result: Validation, cell: PlannedCell, scores: dict[str, float]) -> None:
+    key, model = cell.key, cell.model
+    target = OFF_TARGET[model.removeprefix("offtarget:")]
+    for name, ceiling in target.checks_for(cell.task.problem).items():
+        line = f"{key}: {name} = {scores[name]:.4f} (must be < {ceiling:g})"
+        result.measured.append(line)
+        if scores[name] >= ceiling:
+            result.failures.append(f"{line} but {model} ({target.about}) did not fall below it")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -97,12 +120,17 @@ def main(argv: list[str] | None = None) -> int:
         seeds=tuple(args.seeds),
         examples=tuple(range(args.examples)),
         problems=tasks.PROBLEMS if args.photonics else ("beams2d",),
+        # the tool-use scorer does not depend on the style: one style keeps the grid short
+        redundant_styles=CI_GRID.redundant_styles,
     )
-    context = AppContext.open()
+    # the run records go to the results folder: validation never touches the user's workspace
+    context = AppContext.open(workspace=bench_workspace(args.out.resolve()))
     try:
         result = validate(context, args.out, grid)
     finally:
         context.close()
+    for line in result.measured:
+        print(line)
     for failure in result.failures:
         print(f"FAIL {failure}", file=sys.stderr)
     verdict = "passed" if result.passed else "FAILED"
