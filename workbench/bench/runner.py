@@ -94,8 +94,9 @@ def plan(
     for name in names or sorted(suites):
         tasks = suites[name].tasks()
         if wanted:
-            tasks = [task for task in tasks if any(matches(task, p) for p in wanted)]
-            unmatched -= {p for p in wanted if any(matches(task, p) for task in tasks)}
+            hits = {task.id: {p for p in wanted if matches(task, p)} for task in tasks}
+            tasks = [task for task in tasks if hits[task.id]]
+            unmatched -= set().union(*hits.values())
         for task in per_group(tasks, examples):
             cells += [PlannedCell(name, task, model, seed) for model in models for seed in seeds]
     if unmatched:

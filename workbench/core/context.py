@@ -72,10 +72,7 @@ class AppContext:
             self.paths, self.settings, self.bus, store, ledger, self.jobs, self.plugins
         )
         child._shares_jobs = True
-        for name in self.registry.names():  # the same tools, bound to the child's context
-            tool = self.registry.get(name)
-            assert tool is not None
-            child.registry.register(tool, owner=self.registry.owner(name))
+        self.registry.copy_into(child.registry)  # the same tools, bound to the child's context
         return child
 
     def _register_tools(self) -> None:

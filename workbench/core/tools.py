@@ -192,6 +192,12 @@ class ToolRegistry:
     def names(self) -> list[str]:
         return sorted(self._tools)
 
+    def copy_into(self, other: ToolRegistry) -> None:
+        """Register every tool here, with its owner, in `other` (a context on another
+        workspace runs the same tools against its own store)."""
+        for name, tool in self._tools.items():
+            other.register(tool, owner=self._owners[name])
+
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 
