@@ -41,6 +41,18 @@ def link(app: object):  # type: ignore[no-untyped-def]
         yield server
 
 
+def print_with_override(app: object, args: dict, reason: str):  # type: ignore[no-untyped-def]
+    """upload_and_print confirmed and overridden with `reason`; the call must succeed."""
+    outcome = app.registry.call(  # type: ignore[attr-defined]
+        "upload_and_print",
+        {**args, "override": True, "override_reason": reason},
+        caller="agent",
+        confirmed=True,
+    )
+    assert outcome.ok, outcome.error
+    return outcome
+
+
 def candidate(app: object, *, watertight: bool) -> str:
     ledger = app.ledger  # type: ignore[attr-defined]
     ledger.define_invariant(
@@ -127,13 +139,7 @@ def test_not_ready_candidate_is_refused_unless_overridden(
     assert not no_reason.ok and "override_reason" in no_reason.error.message
     assert link.printer.files == {}  # type: ignore[attr-defined]
 
-    overridden = call(
-        "upload_and_print",
-        {**args, "override": True, "override_reason": "test coupon, leak does not matter"},
-        caller="agent",
-        confirmed=True,
-    )
-    assert overridden.ok, overridden.error
+    overridden = print_with_override(app, args, "test coupon, leak does not matter")
     result = overridden.result
     assert result["candidate_id"] == bad
     assert result["overridden"] and result["blocking"] == ["watertight_export"]
@@ -172,13 +178,7 @@ def test_a_file_of_unknown_origin_is_refused_unless_overridden(
         assert not refused.ok and "origin of part.gcode is unknown" in refused.error.message
     assert link.printer.files == {}  # type: ignore[attr-defined]
 
-    overridden = call(
-        "upload_and_print",
-        {**args, "override": True, "override_reason": "calibration cube from the vendor"},
-        caller="agent",
-        confirmed=True,
-    )
-    assert overridden.ok, overridden.error
+    overridden = print_with_override(app, args, "calibration cube from the vendor")
     result = overridden.result
     assert result["overridden"] and result["blocking"] == ["unknown_origin"]
     assert result["candidate_id"] == good and result["ready"] is True
