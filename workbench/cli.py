@@ -13,7 +13,10 @@ import sys
 from contextlib import ExitStack
 from pathlib import Path
 from tempfile import TemporaryDirectory
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported when a command runs: `workbench` alone must start the GUI quickly
+    from workbench.core.context import AppContext
 
 COMMANDS = ("bench", "tool", "doctor")
 
@@ -96,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         return handler[args.command](context, args)
 
 
-def _open_context(args: argparse.Namespace, stack: ExitStack) -> Any:
+def _open_context(args: argparse.Namespace, stack: ExitStack) -> AppContext:
     """On the user's workspace, except for `bench`, which never opens it: its cells run in
     workspaces of their own under --out and its run records go to <out>/workspace, so its own
     context only needs a scratch one."""
@@ -110,7 +113,7 @@ def _open_context(args: argparse.Namespace, stack: ExitStack) -> Any:
     return context
 
 
-def run_tool_command(context: Any, args: argparse.Namespace) -> int:
+def run_tool_command(context: AppContext, args: argparse.Namespace) -> int:
     if args.list:
         print(json.dumps(context.registry.describe(), indent=2))
         return 0
@@ -136,7 +139,7 @@ def run_tool_command(context: Any, args: argparse.Namespace) -> int:
     return 0 if outcome.ok else 1
 
 
-def run_doctor(context: Any, args: argparse.Namespace) -> int:
+def run_doctor(context: AppContext, args: argparse.Namespace) -> int:
     from workbench.core.doctor import run_checks
 
     results = run_checks(context)
@@ -145,7 +148,7 @@ def run_doctor(context: Any, args: argparse.Namespace) -> int:
     return 1 if any(result.level == "fail" for result in results) else 0
 
 
-def run_bench_command(context: Any, args: argparse.Namespace) -> int:
+def run_bench_command(context: AppContext, args: argparse.Namespace) -> int:
     from workbench.bench.cli import bench_command
 
     if not args.models and not args.list:

@@ -1,9 +1,10 @@
-"""The Modelica specialist: its prompt, its tool list, and the harness loop that drives a policy.
+"""The harness loop that drives a policy through a Modelica task run, and what it shows each turn.
 
 Each turn the policy sees the brief, the ledger and the current candidate (`turn_context`), not
 the whole history: that is where Pufibara's token savings come from. A policy is anything that
 maps that context (plus the last tool result) to the next tool call, or to None to stop; a
-language model behind the agents runtime is one, the tests use scripted fakes.
+language model behind the agents runtime is one, the tests use scripted fakes. The specialist's
+prompt and tool list are in `specialist`.
 """
 
 from __future__ import annotations
@@ -12,52 +13,13 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-TOOL_NAMES: tuple[str, ...] = (
-    "read_file",
-    "write_file",
-    "check_model",
-    "simulate",
-    "evaluate_observable",
-    "add_invariant",
-    "record_evidence",
-    "ledger_status",
-    "submit",
-)
-
-PROMPT = """\
-You are the Modelica specialist. You repair, write or tune Modelica models so that they meet an
-engineering brief, and you prove every claim by simulation before you submit.
-
-Work in this loop:
-1. Brief -> ledger. Read the brief and turn each requirement into an invariant with add_invariant:
-   a proposition, the observables that decide it (e.g. "T at t=900", "max(x)", "settling time of
-   v"), the scenarios it must hold in (stop time, parameters, initial conditions), and the
-   condition (target and tolerance, or bounds). Add physical invariants too (signs, bounds,
-   conservation) and interface constraints (model name, parameters the brief names).
-2. Candidate. Read the workspace (read_file), then change it (write_file) or, in a tuning task,
-   choose parameter values. Every change makes a new candidate: all invariants are open again for
-   it and old evidence does not count. check_model first; fix every error it reports at the file
-   and line given.
-3. Targeted simulation. simulate only what an open invariant needs (its scenario's stop time and
-   parameters; pass scenario=<name>). Note the sim_id.
-4. Adjudication. evaluate_observable on that sim_id with the invariant's condition, then
-   record_evidence(invariant, adjudication, sim=<sim_id>). A simulation that ran is not evidence
-   until you adjudicate it.
-5. Revise or submit. If an invariant is violated, revise the candidate and go back to 2. Use
-   ledger_status to see what is still open. When the current candidate is ready (every required
-   invariant supported), submit it explicitly with a short final report. Nothing is submitted for
-   you: a run that ends without submit fails, and so does one that hits its limits (wall time,
-   turns, simulations).
-
-Rules: stay inside the task workspace; in a tuning task change only the tunable parameters within
-their ranges; never claim a requirement holds without evidence for the current candidate.
-"""
+from workbench_plugins.modelica.harness import Outcome, Run
+from workbench_plugins.modelica.run_status import status_of
+from workbench_plugins.modelica.specialist import TOOL_NAMES
 
 
-def turn_context(run: Any, last_result: dict[str, Any] | None = None) -> str:
+def turn_context(run: Run, last_result: dict[str, Any] | None = None) -> str:
     """What the policy sees each turn: brief, ledger status, current candidate, last result."""
-    from workbench_plugins.modelica.tools import status_of
-
     status = status_of(run)
     candidate = run.candidate
     if candidate is None:
@@ -86,12 +48,12 @@ Policy = Callable[[str, dict[str, Any] | None], Action | None]
 
 
 def drive(
-    run: Any,
+    run: Run,
     policy: Policy,
     call: Callable[[str, dict[str, Any]], dict[str, Any]],
     *,
     count_tokens: Callable[[str], int] = lambda text: len(text) // 4,
-) -> Any:
+) -> Outcome:
     """Run the harness loop until the policy stops, the run submits, or a limit ends it.
 
     `call(tool, arguments)` runs a tool (through the registry) and returns the outcome as a dict.

@@ -3,12 +3,15 @@
 A backend loads a package (one or several .mo files plus library folders such as a Modelica
 Standard Library copy), checks a model and simulates it. Whatever it reports comes back as
 `Diagnostic`s in one format, so tools, views and the agent never see backend-specific errors.
+Here: the result models, the helpers both backends share, and the `Backend` interface; choosing
+a backend by name is `backends.backend_named`.
 """
 
 from __future__ import annotations
 
 import abc
 import math
+import time
 from pathlib import Path
 from typing import Literal
 
@@ -92,6 +95,36 @@ class SimulationResult(BaseModel):
         }
 
 
+def has_errors(problems: list[Diagnostic]) -> bool:
+    return any(d.severity == "error" for d in problems)
+
+
+def simulation_result(
+    source: ModelSource,
+    backend: str,
+    settings: SimulationSettings,
+    *,
+    started: float,
+    problems: list[Diagnostic],
+    times: list[float] | None = None,
+    series: dict[str, list[float]] | None = None,
+    ok: bool | None = None,
+) -> SimulationResult:
+    """A backend's result for a simulation begun at `started` (a `time.perf_counter()` reading).
+
+    `ok` defaults to "no diagnostic is an error"; a backend passes it when it knows better."""
+    return SimulationResult(
+        ok=not has_errors(problems) if ok is None else ok,
+        model=source.model,
+        backend=backend,
+        settings=settings,
+        time=times or [],
+        series=series or {},
+        diagnostics=problems,
+        elapsed_s=time.perf_counter() - started,
+    )
+
+
 def non_finite(series: dict[str, list[float]], backend: str) -> Diagnostic | None:
     """An error naming the trajectories that hold NaN or infinity (the solver diverged)."""
     broken = sorted(n for n, v in series.items() if not all(math.isfinite(x) for x in v))
@@ -150,16 +183,3 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def simulate(self, source: ModelSource, settings: SimulationSettings) -> SimulationResult: ...
-
-
-def backend_named(name: str, *, omc_home: str = "") -> Backend:
-    """The backend for a settings value; imported lazily so rumoca-only use never loads zmq."""
-    if name == "rumoca":
-        from workbench_plugins.modelica.rumoca_backend import RumocaBackend
-
-        return RumocaBackend()
-    if name == "omc":
-        from workbench_plugins.modelica.omc_backend import OmcBackend
-
-        return OmcBackend(omc_home=omc_home or None)
-    raise BackendUnavailable(f"No Modelica backend named {name!r}; use 'rumoca' or 'omc'.")

@@ -68,7 +68,7 @@ def from_rumoca_text(
         diagnostic = Diagnostic(
             message=message, stage="parse" if parse else stage, backend="rumoca"
         )
-        found.append(_locate(diagnostic, sources, model))
+        found.append(locate(diagnostic, sources, model))
     return found
 
 
@@ -103,7 +103,8 @@ def _headline(text: str) -> str:
     return first.split(": ", 1)[1] if ": " in first and "failed" in first.split(": ")[0] else first
 
 
-def _locate(diagnostic: Diagnostic, files: list[Path], model: str) -> Diagnostic:
+def locate(diagnostic: Diagnostic, files: list[Path], model: str) -> Diagnostic:
+    """`diagnostic` with the source line it most likely means, if a search finds one."""
     unresolved = _UNRESOLVED.search(diagnostic.message)
     if unresolved:
         name = unresolved.group("name")

@@ -123,47 +123,11 @@ def evaluate(spec: Any, time: list[float], series: dict[str, list[float]]) -> Me
         index = int(np.argmin(target) if spec.kind == "min" else np.argmax(target))
         return Measurement(observable=described, value=float(y[index]), at_time=float(t[index]))
     if isinstance(spec, SettlingTime):
-        final = float(y[-1]) if spec.final is None else spec.final
-        scale = max(abs(final), abs(final - float(y[0])), 1e-12)
-        outside = np.nonzero(np.abs(y - final) > spec.band * scale)[0]
-        if outside.size == 0:
-            settled = float(t[0])
-        elif outside[-1] == len(y) - 1:
-            settled = None  # never settles inside the window
-        else:
-            settled = float(t[outside[-1] + 1])
-        return Measurement(
-            observable=described,
-            value=None if settled is None else settled - float(t[0]),
-            at_time=settled,
-            details={"final": final, "band_abs": spec.band * scale, "settled": settled is not None},
-        )
+        return _settling_time(spec, t, y, described)
     if isinstance(spec, Overshoot):
-        initial = float(y[0])
-        final = float(y[-1]) if spec.final is None else spec.final
-        step = final - initial
-        if abs(step) < 1e-15:
-            return Measurement(observable=described, value=0.0, details={"step": 0.0})
-        beyond = (y - final) / step  # >0 where the response went past the final value
-        index = int(np.argmax(beyond))
-        return Measurement(
-            observable=described,
-            value=max(0.0, float(beyond[index])),  # relative to the step: 0.25 is 25 %
-            at_time=float(t[index]),
-            details={"peak": float(y[index]), "final": final, "initial": initial},
-        )
+        return _overshoot(spec, t, y, described)
     if isinstance(spec, SteadyState):
-        count = max(2, round(len(y) * spec.fraction))
-        tail_t, tail = t[-count:], y[-count:]
-        span = float(tail_t[-1] - tail_t[0]) or 1.0
-        return Measurement(
-            observable=described,
-            value=float(np.mean(tail)),
-            details={
-                "spread": float(np.max(tail) - np.min(tail)),
-                "drift_per_s": float((tail[-1] - tail[0]) / span),
-            },
-        )
+        return _steady_state(spec, t, y, described)
     if isinstance(spec, Integral):
         return Measurement(
             observable=described, value=float(np.sum((y[1:] + y[:-1]) * np.diff(t)) / 2)
@@ -177,6 +141,63 @@ def evaluate(spec: Any, time: list[float], series: dict[str, list[float]]) -> Me
             details={"worst_step": worst},
         )
     raise ToolFailure(f"Unknown observable type {getattr(spec, 'type', spec)!r}.")
+
+
+def _settling_time(
+    spec: SettlingTime, t: np.ndarray, y: np.ndarray, described: dict[str, Any]
+) -> Measurement:
+    """Time from the window start until `y` stays inside the band around its final value."""
+    final = float(y[-1]) if spec.final is None else spec.final
+    scale = max(abs(final), abs(final - float(y[0])), 1e-12)
+    outside = np.nonzero(np.abs(y - final) > spec.band * scale)[0]
+    if outside.size == 0:
+        settled = float(t[0])
+    elif outside[-1] == len(y) - 1:
+        settled = None  # never settles inside the window
+    else:
+        settled = float(t[outside[-1] + 1])
+    return Measurement(
+        observable=described,
+        value=None if settled is None else settled - float(t[0]),
+        at_time=settled,
+        details={"final": final, "band_abs": spec.band * scale, "settled": settled is not None},
+    )
+
+
+def _overshoot(
+    spec: Overshoot, t: np.ndarray, y: np.ndarray, described: dict[str, Any]
+) -> Measurement:
+    """How far `y` went past its final value, as a share of the step from its initial value."""
+    initial = float(y[0])
+    final = float(y[-1]) if spec.final is None else spec.final
+    step = final - initial
+    if abs(step) < 1e-15:
+        return Measurement(observable=described, value=0.0, details={"step": 0.0})
+    beyond = (y - final) / step  # >0 where the response went past the final value
+    index = int(np.argmax(beyond))
+    return Measurement(
+        observable=described,
+        value=max(0.0, float(beyond[index])),  # relative to the step: 0.25 is 25 %
+        at_time=float(t[index]),
+        details={"peak": float(y[index]), "final": final, "initial": initial},
+    )
+
+
+def _steady_state(
+    spec: SteadyState, t: np.ndarray, y: np.ndarray, described: dict[str, Any]
+) -> Measurement:
+    """The mean of the window's trailing share, with its spread and drift."""
+    count = max(2, round(len(y) * spec.fraction))
+    tail_t, tail = t[-count:], y[-count:]
+    span = float(tail_t[-1] - tail_t[0]) or 1.0
+    return Measurement(
+        observable=described,
+        value=float(np.mean(tail)),
+        details={
+            "spread": float(np.max(tail) - np.min(tail)),
+            "drift_per_s": float((tail[-1] - tail[0]) / span),
+        },
+    )
 
 
 def judge(measurement: Measurement, condition: Condition | dict[str, Any]) -> tuple[str, str]:

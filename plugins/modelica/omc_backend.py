@@ -25,7 +25,9 @@ from workbench_plugins.modelica.backend_base import (
     SimulationResult,
     SimulationSettings,
     Structure,
+    has_errors,
     non_finite,
+    simulation_result,
     what_to_load,
 )
 
@@ -116,7 +118,7 @@ class OmcBackend(Backend):
             structure = Structure(
                 equations=equations, unknowns=unknowns, balanced=equations == unknowns
             )
-        ok = not any(d.severity == "error" for d in problems)
+        ok = not has_errors(problems)
         return CheckResult(
             ok=ok, model=source.model, backend=self.name, diagnostics=problems, structure=structure
         )
@@ -160,15 +162,15 @@ class OmcBackend(Backend):
             del session
         if (diverged := non_finite(series, self.name)) is not None:
             problems.append(diverged)
-        return SimulationResult(
-            ok=bool(times) and not any(d.severity == "error" for d in problems),
-            model=source.model,
-            backend=self.name,
-            settings=settings,
-            time=times,
+        return simulation_result(
+            source,
+            self.name,
+            settings,
+            started=started,
+            problems=problems,
+            times=times,
             series=series,
-            diagnostics=problems,
-            elapsed_s=time.perf_counter() - started,
+            ok=bool(times) and not has_errors(problems),  # no result file is a failure too
         )
 
 

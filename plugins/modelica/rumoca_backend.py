@@ -25,7 +25,9 @@ from workbench_plugins.modelica.backend_base import (
     SimulationResult,
     SimulationSettings,
     Structure,
+    has_errors,
     non_finite,
+    simulation_result,
     what_to_load,
 )
 
@@ -85,7 +87,7 @@ class RumocaBackend(Backend):
                 )
                 continue
             problems += diagnostics.from_rumoca_diagnostics(rumoca.validate(str(path)))
-        if any(d.severity == "error" for d in problems):
+        if has_errors(problems):
             return None, problems
         try:
             model = _compile(rumoca, source)
@@ -120,7 +122,7 @@ class RumocaBackend(Backend):
         )
         if not info.is_balanced:
             problems.append(
-                diagnostics._locate(
+                diagnostics.locate(
                     Diagnostic(
                         message=(
                             f"unbalanced model: {info.n_equations} equations, "
@@ -132,7 +134,7 @@ class RumocaBackend(Backend):
                     source.model,
                 )
             )
-        ok = not any(d.severity == "error" for d in problems)
+        ok = not has_errors(problems)
         return CheckResult(
             ok=ok, model=source.model, backend=self.name, diagnostics=problems, structure=structure
         )
@@ -143,51 +145,17 @@ class RumocaBackend(Backend):
         started = time.perf_counter()
 
         def failed(problems: list[Diagnostic]) -> SimulationResult:
-            return SimulationResult(
-                ok=False,
-                model=source.model,
-                backend=self.name,
-                settings=settings,
-                diagnostics=problems,
-                elapsed_s=time.perf_counter() - started,
+            return simulation_result(
+                source, self.name, settings, started=started, problems=problems, ok=False
             )
 
         model, problems = self._load(source)
         if model is None:
             return failed(problems)
-        known = set(model.parameters.names)
-        unknown = sorted(set(settings.parameters) - known)
-        if unknown:
-            return failed(
-                [
-                    Diagnostic(
-                        message=(
-                            f"no parameter {', '.join(unknown)} in {source.model} (its parameters: "
-                            f"{', '.join(sorted(known)) or 'none'})"
-                        ),
-                        stage="simulate",
-                        backend=self.name,
-                    )
-                ]
-            )
-        span = settings.stop_time - settings.start_time
-        config = rumoca.SimConfig(rtol=settings.tolerance, atol=settings.tolerance * 1e-2)
+        if (unknown := self._unknown_parameters(model, source, settings)) is not None:
+            return failed([unknown])
         try:
-            try:
-                result = model.simulate(
-                    t=(settings.start_time, settings.stop_time),
-                    dt=span / settings.intervals,
-                    config=config,
-                    params=settings.parameters or None,
-                )
-            except rumoca.StructuralParamError:
-                # a structural parameter (array size, ...) needs a recompiled model
-                model = model.with_params(recompile=True, **settings.parameters)
-                result = model.simulate(
-                    t=(settings.start_time, settings.stop_time),
-                    dt=span / settings.intervals,
-                    config=config,
-                )
+            result = _solve(rumoca, model, settings)
         except rumoca.RumocaError as error:
             return failed(
                 diagnostics.from_rumoca_text(
@@ -198,24 +166,68 @@ class RumocaBackend(Backend):
         series = {name: [float(v) for v in result[name]] for name in result.names}
         if (diverged := non_finite(series, self.name)) is not None:
             problems.append(diverged)
-        if times and times[-1] < settings.stop_time - 1e-9 * max(1.0, abs(settings.stop_time)):
-            problems.append(
-                Diagnostic(
-                    message=(
-                        f"integration stopped at t={times[-1]:g} before stop time "
-                        f"{settings.stop_time:g} ({result.termination or 'no reason given'})"
-                    ),
-                    stage="simulate",
-                    backend=self.name,
-                )
-            )
-        return SimulationResult(
-            ok=not any(d.severity == "error" for d in problems),
-            model=source.model,
-            backend=self.name,
-            settings=settings,
-            time=times,
+        if (early := self._stopped_early(times, settings, result)) is not None:
+            problems.append(early)
+        return simulation_result(
+            source,
+            self.name,
+            settings,
+            started=started,
+            problems=problems,
+            times=times,
             series=series,
-            diagnostics=problems,
-            elapsed_s=time.perf_counter() - started,
+        )
+
+    def _unknown_parameters(
+        self, model: Any, source: ModelSource, settings: SimulationSettings
+    ) -> Diagnostic | None:
+        """An error naming overrides the model has no parameter for (and the ones it has)."""
+        known = set(model.parameters.names)
+        unknown = sorted(set(settings.parameters) - known)
+        if not unknown:
+            return None
+        return Diagnostic(
+            message=(
+                f"no parameter {', '.join(unknown)} in {source.model} (its parameters: "
+                f"{', '.join(sorted(known)) or 'none'})"
+            ),
+            stage="simulate",
+            backend=self.name,
+        )
+
+    def _stopped_early(
+        self, times: list[float], settings: SimulationSettings, result: Any
+    ) -> Diagnostic | None:
+        """An error when the solver gave up before the stop time (rumoca says why, if it can)."""
+        end = settings.stop_time - 1e-9 * max(1.0, abs(settings.stop_time))
+        if not (times and times[-1] < end):
+            return None
+        return Diagnostic(
+            message=(
+                f"integration stopped at t={times[-1]:g} before stop time "
+                f"{settings.stop_time:g} ({result.termination or 'no reason given'})"
+            ),
+            stage="simulate",
+            backend=self.name,
+        )
+
+
+def _solve(rumoca: Any, model: Any, settings: SimulationSettings) -> Any:
+    """rumoca's result of simulating `model`; raises rumoca.RumocaError."""
+    span = settings.stop_time - settings.start_time
+    config = rumoca.SimConfig(rtol=settings.tolerance, atol=settings.tolerance * 1e-2)
+    try:
+        return model.simulate(
+            t=(settings.start_time, settings.stop_time),
+            dt=span / settings.intervals,
+            config=config,
+            params=settings.parameters or None,
+        )
+    except rumoca.StructuralParamError:
+        # a structural parameter (array size, ...) needs a recompiled model
+        model = model.with_params(recompile=True, **settings.parameters)
+        return model.simulate(
+            t=(settings.start_time, settings.stop_time),
+            dt=span / settings.intervals,
+            config=config,
         )

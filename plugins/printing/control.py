@@ -16,7 +16,7 @@ from workbench.core.tools import ToolContext, ToolFailure
 from workbench_plugins.printing.gate import check_print, record_override
 from workbench_plugins.printing.printers import PrinterManager, is_url, manager_for
 from workbench_plugins.printing.prusalink import PrusaLinkError
-from workbench_plugins.printing.serial_host import SerialHostError
+from workbench_plugins.printing.serial_port import SerialHostError
 from workbench_plugins.printing.slicing import outputs_folder
 
 

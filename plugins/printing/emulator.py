@@ -205,8 +205,9 @@ class MarlinEmulator:
             try:
                 number = int(head[1:])
                 valid = int(given) == checksum(body)
-            except ValueError:
-                valid = False
+            except ValueError:  # garbled number or checksum
+                self._request_resend("checksum mismatch")
+                return
             if valid and self._random.random() < self.options.checksum_error_rate:
                 valid = False  # injected: as if a byte was corrupted on the cable
                 self.errors_injected += 1

@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from workbench.core.events import Event
 from workbench.core.secrets import SERVICE, get_secret
 from workbench_plugins.printing.config import PrintingSettings, prusalink_secret_key
+from workbench_plugins.printing.print_job import HostSnapshot
 from workbench_plugins.printing.prusalink import PrusaLinkClient, PrusaLinkError
-from workbench_plugins.printing.serial_host import HostSnapshot, SerialHost
+from workbench_plugins.printing.serial_host import SerialHost
 
 if TYPE_CHECKING:
-    from workbench.core.context import AppContext
+    from workbench.core.tool_host import ToolHost
 
 T = TypeVar("T")
 
@@ -38,7 +39,7 @@ def is_url(printer: str) -> bool:
 
 
 class PrinterManager:
-    def __init__(self, app: AppContext) -> None:
+    def __init__(self, app: ToolHost) -> None:
         self.app = app
         self.hosts: dict[str, SerialHost] = {}
         self.window = 1
@@ -132,7 +133,7 @@ _managers: dict[int, PrinterManager] = {}
 _lock = threading.Lock()
 
 
-def manager_for(app: AppContext) -> PrinterManager:
+def manager_for(app: ToolHost) -> PrinterManager:
     """The one manager of this app (created on first use, closed when the app closes)."""
     with _lock:
         manager = _managers.get(id(app))
@@ -143,7 +144,7 @@ def manager_for(app: AppContext) -> PrinterManager:
         return manager
 
 
-def close_manager(app: AppContext) -> None:
+def close_manager(app: ToolHost) -> None:
     with _lock:
         manager = _managers.pop(id(app), None)
     if manager is not None:

@@ -107,7 +107,8 @@ def slice_job(
 
     signal.signal(signal.SIGTERM, on_terminate)
     started = time.monotonic()
-    assert process.stdout is not None
+    if process.stdout is None:  # never with stdout=PIPE; this tells the type checker
+        raise RuntimeError("PrusaSlicer was started without an output pipe")
     try:
         for line in process.stdout:
             line = line.rstrip()

@@ -1,4 +1,13 @@
-"""Topology optimisation (EngiBench Beams2D and Photonics2D): live densities, watertight STL."""
+"""Topology optimisation (EngiBench Beams2D and Photonics2D): live densities, watertight STL.
+
+configs.py, engine.py    problem settings; EngiBench set-up, simulate, optimise, render
+optimization_worker.py   the optimisation as it runs in a worker process, streaming frames
+photonics_fast.py        faster Photonics2D solves (photonics_factors.py: orderings, LU cache)
+library_overrides.py     replacing a library function for one call's context only
+designs.py, candidates.py, stl.py   stored designs, ledger candidates, watertight STL export
+tools/, agent.py         the tools and the topopt specialist;  views/: density and STL (Qt)
+workflow/                the EngiAI workflow benchmark;  perf.py: its speed measurements
+"""
 
 from workbench.core.plugins import Plugin, ViewSpec
 from workbench_plugins.topopt.agent import specialist

@@ -1,22 +1,26 @@
-"""EngiBench Beams2D and Photonics2D, offline, with typed configs and live iterations.
+"""EngiBench Beams2D and Photonics2D, offline, with typed configs (configs.py) and live iterations.
 
 Never needs the network: the hub flags are set before EngiBench is imported, and nothing here
 touches `.dataset` or dataset-backed random designs. Starting points are each problem's own
 deterministic default (Beams2D: uniform volfrac, as `optimize(starting_point=None)`; Photonics2D:
 0.5 in the design region plus the problem's seeded 0.001 noise).
+
+What a run changes in the libraries (ceviche's mode start and sparse solver, Photonics2D's Adam
+loop, the simulation timers) applies to the calls of its own context only (library_overrides.py):
+two runs in one process neither see nor wait for each other.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
 import os
-import threading
+import time
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from importlib import metadata
-from typing import Any, Literal
+from typing import Any
 
 # Set before any EngiBench/datasets import, so a stray hub access fails at once instead of hanging.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -24,105 +28,24 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from threadpoolctl import threadpool_limits
 
-ProblemType = Literal["beams2d", "photonics2d"]
-PROBLEM_TYPES: tuple[str, ...] = ("beams2d", "photonics2d")
+from workbench_plugins.topopt.configs import (
+    Beams2DConfig,
+    EngineError,
+    Photonics2DConfig,
+    ProblemConfig,
+    check_problem_type,
+    parse_config,
+)
 
-
-class EngineError(ValueError):
-    """Bad input to the engine; the message names the field or file and what to do."""
+# Other modules use the configs through the engine (engine.parse_config, engine.EngineError...).
+from workbench_plugins.topopt.configs import config_sha256 as config_sha256
+from workbench_plugins.topopt.library_overrides import library_override, silenced_stdout
 
 
 class OptimizationCancelled(Exception):
     """Raised from an iteration callback to stop an optimisation."""
-
-
-# -- configs ----------------------------------------------------------------------------------
-class _StrictConfig(BaseModel):
-    # NaN and infinities are refused everywhere; unknown keys are errors, not silently ignored.
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
-
-
-class Beams2DConfig(_StrictConfig):
-    volfrac: float = Field(0.35, gt=0, le=1, description="target volume fraction of material")
-    rmin: float = Field(2.0, gt=0, description="filter radius (minimum feature size), elements")
-    forcedist: float = Field(0.0, ge=0, le=1, description="force position, 0 = left, 1 = right")
-    overhang_constraint: bool = False
-    max_iter: int = Field(100, ge=1, le=1000, description="iteration limit")
-    nelx: int = Field(100, ge=10, le=1000, description="elements in x")
-    nely: int = Field(50, ge=10, le=1000, description="elements in y")
-
-    @model_validator(mode="after")
-    def _rmin_fits(self) -> Beams2DConfig:
-        if self.rmin > max(self.nelx, self.nely):
-            raise ValueError(f"rmin={self.rmin} must be at most max(nelx, nely)")
-        return self
-
-    @property
-    def conditions(self) -> dict[str, Any]:
-        return self.model_dump(include={"volfrac", "rmin", "forcedist", "overhang_constraint"})
-
-    @property
-    def design_shape(self) -> tuple[int, int]:
-        return (self.nely, self.nelx)
-
-
-class Photonics2DConfig(_StrictConfig):
-    lambda1: float = Field(1.5, gt=0, le=10, description="first wavelength, micrometres")
-    lambda2: float = Field(1.3, gt=0, le=10, description="second wavelength, micrometres")
-    blur_radius: int = Field(2, ge=0, le=10, description="density blur radius, pixels")
-    num_optimization_steps: int = Field(200, ge=1, le=2000, description="Adam steps")
-    # The design region is the grid minus 30 px of PML and spacing on each side.
-    num_elems_x: int = Field(120, ge=70, le=400, description="grid cells in x")
-    num_elems_y: int = Field(120, ge=105, le=400, description="grid cells in y")
-
-    @property
-    def conditions(self) -> dict[str, Any]:
-        return self.model_dump(include={"lambda1", "lambda2", "blur_radius"})
-
-    @property
-    def design_shape(self) -> tuple[int, int]:
-        return (self.num_elems_x, self.num_elems_y)
-
-
-ProblemConfig = Beams2DConfig | Photonics2DConfig
-CONFIG_MODELS: dict[str, type[_StrictConfig]] = {
-    "beams2d": Beams2DConfig,
-    "photonics2d": Photonics2DConfig,
-}
-
-
-def check_problem_type(problem_type: str) -> str:
-    name = str(problem_type).strip().lower()
-    if name not in CONFIG_MODELS:
-        raise EngineError(
-            f"Unknown problem {problem_type!r}; known problems: {', '.join(PROBLEM_TYPES)}."
-        )
-    return name
-
-
-def describe_config_errors(error: ValidationError, prefix: str = "problem_config") -> str:
-    parts = []
-    for item in error.errors(include_url=False):
-        where = ".".join([prefix, *(str(p) for p in item["loc"])])
-        parts.append(f"{where}: {item['msg']} (got {item.get('input')!r})")
-    return "; ".join(parts)
-
-
-def parse_config(problem_type: str, config: dict[str, Any] | None) -> ProblemConfig:
-    """Validate a config before anything runs; errors name each field."""
-    model = CONFIG_MODELS[check_problem_type(problem_type)]
-    try:
-        return model.model_validate(config or {})  # type: ignore[return-value]
-    except ValidationError as error:
-        raise EngineError(describe_config_errors(error)) from None
-
-
-def config_sha256(problem_type: str, config: ProblemConfig) -> str:
-    text = f"{problem_type}:{config.model_dump_json()}"
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 # -- designs ------------------------------------------------------------------------------------
@@ -173,11 +96,10 @@ def engibench_version() -> str:
     return metadata.version("engibench")
 
 
-@contextlib.contextmanager
-def quiet() -> Iterator[None]:
-    """EngiBench and ceviche print progress; keep stdout clean for JSON output."""
-    with contextlib.redirect_stdout(io.StringIO()):
-        yield
+def quiet() -> contextlib.AbstractContextManager[None]:
+    """EngiBench and ceviche print progress; keep stdout clean for JSON output. Only this
+    context's prints are dropped: other threads and tasks still print."""
+    return silenced_stdout()
 
 
 def problem_class(problem_type: str) -> Any:
@@ -188,26 +110,33 @@ def problem_class(problem_type: str) -> Any:
         return Beams2D
     from engibench.problems.photonics2d.v0 import Photonics2D
 
-    _pin_mode_solver_start()
     return Photonics2D
 
 
-def _pin_mode_solver_start() -> None:
+# ceviche looks both names up at call time; the replacements apply to one context's calls only
+_MODE_SOLVER = library_override("ceviche.modes", "solver_eigs")
+_PHOTONICS_ADAM = library_override("engibench.problems.photonics2d.v0", "adam_optimize")
+
+
+@contextlib.contextmanager
+def fixed_mode_start() -> Iterator[None]:
     """ceviche finds Photonics2D's port modes with ARPACK from a random start vector, so one
     design simulated twice differs by ~1e-14 and a 20-step history by ~1e-9. A fixed start makes
-    every run bit-identical; the converged modes are the same to ARPACK's tolerance."""
-    import ceviche.modes
+    every run bit-identical; the converged modes are the same to ARPACK's tolerance.
+
+    Only mode solves made in this context (its thread, the tasks and threads it hands its context
+    to) are pinned; everyone else keeps ceviche's own solver."""
+    with _MODE_SOLVER.layered(_eigs_from_fixed_start):
+        yield
+
+
+def _eigs_from_fixed_start(
+    proceed: Callable[..., Any], matrix: Any, count: int, guess_value: float = 1.0
+) -> Any:
     import scipy.sparse.linalg
 
-    if getattr(ceviche.modes.solver_eigs, "fixed_start", False):
-        return
-
-    def solver_eigs(matrix: Any, count: int, guess_value: float = 1.0) -> Any:
-        start = np.ones(matrix.shape[0], dtype=complex)
-        return scipy.sparse.linalg.eigs(matrix, k=count, sigma=guess_value, v0=start, which="LM")
-
-    solver_eigs.fixed_start = True  # type: ignore[attr-defined]
-    ceviche.modes.solver_eigs = solver_eigs
+    start = np.ones(matrix.shape[0], dtype=complex)
+    return scipy.sparse.linalg.eigs(matrix, k=count, sigma=guess_value, v0=start, which="LM")
 
 
 def create(problem_type: str, config: ProblemConfig, seed: int = 0) -> Any:
@@ -259,17 +188,52 @@ def objective_names(problem_type: str) -> list[str]:
     return ["c"] if check_problem_type(problem_type) == "beams2d" else ["total_overlap"]
 
 
+SimulationTimer = Callable[[float], None]
+_simulation_timers: ContextVar[tuple[SimulationTimer, ...]] = ContextVar(
+    "topopt_simulation_timers", default=()
+)
+
+
+@contextlib.contextmanager
+def timing_simulations(report: SimulationTimer) -> Iterator[None]:
+    """Report the seconds of each `simulate` call made in this context to `report`.
+
+    The context is this thread's or asyncio task's; tasks and `asyncio.to_thread` calls started
+    inside it inherit it, other threads and tasks do not, so two cells in one process each count
+    their own simulations only."""
+    token = _simulation_timers.set((*_simulation_timers.get(), report))
+    try:
+        yield
+    finally:
+        _simulation_timers.reset(token)
+
+
 def simulate(
     problem_type: str, config: ProblemConfig, design: npt.NDArray, seed: int = 0
 ) -> dict[str, float]:
+    started = time.perf_counter()
+    try:
+        return _simulate(problem_type, config, design, seed)
+    finally:
+        timers = _simulation_timers.get()
+        elapsed = time.perf_counter() - started
+        for report in timers:
+            report(elapsed)
+
+
+def _simulate(
+    problem_type: str, config: ProblemConfig, design: npt.NDArray, seed: int
+) -> dict[str, float]:
     design = check_design(design, config)
     problem = create(problem_type, config, seed)  # fresh: no stale solver state
+    modes: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
     if isinstance(config, Photonics2DConfig):
         design = design.astype(np.float32)
+        modes = fixed_mode_start()
     # ceviche's sparse LU calls a threaded BLAS gemv whose idle workers spin: beside another busy
     # process on 2 cores one simulation took minutes instead of 0.3 s (the optimiser's fast path
     # pins BLAS the same way). One thread computes the same numbers: each row is one thread's.
-    with quiet(), threadpool_limits(limits=1, user_api="blas"):
+    with quiet(), threadpool_limits(limits=1, user_api="blas"), modes:
         values = np.asarray(problem.simulate(design)).ravel()
     return dict(zip(objective_names(problem_type), map(float, values), strict=True))
 
@@ -347,43 +311,48 @@ def _optimize_beams(
     return OptimizationResult(np.asarray(design), initial, objectives, list(history))
 
 
-_ADAM_PATCH_LOCK = threading.Lock()  # the patch is module-wide; one photonics run at a time
-
-
 def _optimize_photonics(
     problem: Any, config: Photonics2DConfig, initial: npt.NDArray, on_frame: FrameCallback | None
 ) -> OptimizationResult:
-    from engibench.problems.photonics2d import v0
+    from workbench_plugins.topopt.photonics_fast import fast_photonics_solves
 
-    original_adam = v0.adam_optimize
     shape = config.design_shape
+    # One factorisation per wavelength serves forward and adjoint solves (see photonics_fast):
+    # same designs as EngiBench's default path, about 5x faster. Every replacement below applies
+    # to this context's calls only, so concurrent runs neither see nor wait for each other.
+    with (
+        _PHOTONICS_ADAM.layered(_adam_layer_with_frames(shape, on_frame)),
+        quiet(),
+        fixed_mode_start(),
+        fast_photonics_solves(grid_shape=shape),
+    ):
+        design, history = problem.optimize(initial.astype(np.float32))
+    objectives = [float(np.asarray(step.obj_values).ravel()[0]) for step in history]
+    if on_frame is not None:  # the last Adam step has no callback; show the final design too
+        on_frame(Frame(config.num_optimization_steps, None, np.asarray(design)))
+    return OptimizationResult(np.asarray(design), initial, objectives, list(history))
 
-    # Photonics2D builds its own adam callback; chain ours behind it to see every raw design.
-    def adam_with_frames(*args: Any, callback: Any = None, **kwargs: Any) -> Any:
-        def chained(iteration: int, objectives: list, rho_flat: Any) -> None:
+
+def _adam_layer_with_frames(
+    shape: tuple[int, int], on_frame: FrameCallback | None
+) -> Callable[..., Any]:
+    """A layer over ceviche's adam_optimize (see library_overrides) reporting every raw design.
+
+    Photonics2D builds its own adam callback; ours is chained behind it."""
+
+    def adam_with_frames(
+        proceed: Callable[..., Any], *args: Any, callback: Any = None, **kwargs: Any
+    ) -> Any:
+        def chained(iteration: int, objectives: list[Any], rho_flat: Any) -> None:
             if callback is not None:
                 callback(iteration, objectives, rho_flat)
             if on_frame is not None and objectives:
                 design = np.array(rho_flat).reshape(shape)
                 on_frame(Frame(iteration, float(objectives[-1]), design))
 
-        return original_adam(*args, callback=chained, **kwargs)
+        return proceed(*args, callback=chained, **kwargs)
 
-    from workbench_plugins.topopt.photonics_fast import fast_photonics_solves
-
-    # One factorisation per wavelength serves forward and adjoint solves (see photonics_fast):
-    # same designs as EngiBench's default path, about 5x faster.
-    with _ADAM_PATCH_LOCK:
-        v0.adam_optimize = adam_with_frames
-        try:
-            with quiet(), fast_photonics_solves(grid_shape=shape):
-                design, history = problem.optimize(initial.astype(np.float32))
-        finally:
-            v0.adam_optimize = original_adam
-    objectives = [float(np.asarray(step.obj_values).ravel()[0]) for step in history]
-    if on_frame is not None:  # the last Adam step has no callback; show the final design too
-        on_frame(Frame(config.num_optimization_steps, None, np.asarray(design)))
-    return OptimizationResult(np.asarray(design), initial, objectives, list(history))
+    return adam_with_frames
 
 
 # -- rendering ----------------------------------------------------------------------------------

@@ -151,6 +151,8 @@ def export_stl(design: npt.NDArray, path: Path, settings: StlSettings) -> StlRep
     mesh.export(partial, file_type="stl")
     partial.replace(path)  # a crash mid-write never leaves a file that looks complete
     reloaded = trimesh.load(path, file_type="stl", force="mesh")  # judge what others will read
+    if not isinstance(reloaded, trimesh.Trimesh):  # force="mesh" makes one; this tells mypy
+        raise StlExportError(f"{path} did not reload as a single triangle mesh.")
     bridges = len(saddle_corners(mask))
     pixels = int(mask.sum())
     area_px = pixels + 2 * BRIDGE_HALF_WIDTH**2 * bridges

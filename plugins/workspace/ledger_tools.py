@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
 from pydantic import BaseModel, Field
 
 from workbench.core.ledger import LedgerError, ReadinessReport, Submission
 from workbench.core.tools import SideEffect, Tool, ToolContext, ToolFailure
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class CandidateRef(BaseModel):
@@ -29,7 +35,8 @@ class CandidateList(BaseModel):
     candidates: list[CandidateSummary]
 
 
-def _ledger_call(action, *args, **kwargs):  # type: ignore[no-untyped-def]
+def _ledger_call(action: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """Run a ledger action; its LedgerError becomes a ToolFailure the agent can read."""
     try:
         return action(*args, **kwargs)
     except LedgerError as error:

@@ -8,8 +8,8 @@ from langchain_openai import ChatOpenAI
 
 from tests.agents.conftest import write_script
 from workbench.agents import AgentRuntime, BackendError, make_chat_model, prompt_overhead
-from workbench.agents.backends import ollama_base_url
 from workbench.agents.events import AgentError
+from workbench.agents.ollama import ollama_base_url
 from workbench.agents.scripted import ScriptedChatModel
 from workbench.core import secrets
 from workbench.core.settings import Settings

@@ -6,7 +6,7 @@ import pytest
 
 from tests.rigs.fake_ollama import FakeOllama
 from workbench.agents import defaults
-from workbench.agents.backends import BackendError
+from workbench.agents.errors import BackendError
 from workbench.core.settings import Settings
 
 

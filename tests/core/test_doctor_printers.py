@@ -17,7 +17,7 @@ from tests.rigs.marlin_emulator import running_emulator
 from tests.rigs.prusalink_server import running_prusalink
 from workbench.core import secrets
 from workbench.core.doctor import CheckResult, run_checks
-from workbench_plugins.printing import checks
+from workbench_plugins.printing import doctor_checks as checks
 from workbench_plugins.printing.config import prusalink_secret_key
 from workbench_plugins.printing.serial_host import SerialHost
 

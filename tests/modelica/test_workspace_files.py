@@ -82,7 +82,7 @@ def test_workspace_resolve_directly(tmp_path: Path) -> None:
 
 
 def test_read_file_refuses_a_file_over_the_cap_saying_size_and_cap(context, run) -> None:  # type: ignore[no-untyped-def]
-    from workbench_plugins.modelica.tools import MAX_READ_BYTES
+    from workbench_plugins.modelica.tools.files import MAX_READ_BYTES
 
     size = MAX_READ_BYTES + 1
     (run.workspace.root / "results.txt").write_bytes(b"x" * size)

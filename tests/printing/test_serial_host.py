@@ -9,7 +9,9 @@ import pytest
 
 from tests.rigs.marlin_emulator import executed_commands, running_emulator
 from workbench_plugins.printing.gcode_meta import gcode_commands
-from workbench_plugins.printing.serial_host import HostState, SerialHost, SerialHostError
+from workbench_plugins.printing.print_job import HostState
+from workbench_plugins.printing.serial_host import SerialHost
+from workbench_plugins.printing.serial_port import SerialHostError
 
 PRELUDE = {"M110 N0", "M155 S2"}
 
@@ -151,7 +153,7 @@ def test_endless_line_is_capped_and_the_link_closed_saying_why() -> None:
     import os
     import tty
 
-    from workbench_plugins.printing.serial_host import MAX_LINE_BYTES
+    from workbench_plugins.printing.serial_port import MAX_LINE_BYTES
 
     master, slave = os.openpty()
     tty.setraw(slave)

@@ -25,11 +25,8 @@ from workbench.core.jobs import JobState
 from workbench.ui.async_loop import attached_event_loop, running_tasks
 from workbench.ui.main_window import MainWindow
 from workbench_plugins.topopt.stl import StlSettings, export_stl
-from workbench_plugins.topopt.views import (
-    DensityView,
-    MeshLoadError,
-    load_mesh,
-)
+from workbench_plugins.topopt.views.density_view import DensityView
+from workbench_plugins.topopt.views.mesh_loading import MeshLoadError, load_mesh
 
 LEFT = Qt.MouseButton.LeftButton
 RUN_TIMEOUT_MS = 180_000  # a spawned worker imports EngiBench first; the machine may be busy

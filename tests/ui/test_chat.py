@@ -14,7 +14,7 @@ from pytestqt.qtbot import QtBot
 from workbench.core.context import AppContext
 from workbench.core.tools import ToolOutcome
 from workbench.ui.async_loop import running_tasks
-from workbench.ui.chat_dock import ChatPanel
+from workbench.ui.chat.panel import ChatPanel
 
 
 @pytest.fixture

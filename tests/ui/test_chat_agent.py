@@ -7,29 +7,28 @@ conversations that continue after a restart, export, the model picker.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import shiboken6
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from langchain_core.outputs import ChatGenerationChunk
+from langchain_core.messages import AIMessage, HumanMessage
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from tests.agents.conftest import add_specialist, call, calls, handoff, say, write_script
 from tests.rigs.fake_ollama import FakeOllama
+from tests.ui.slow_model import SlowScriptedChatModel
 from workbench.agents import AgentRuntime, ScriptedChatModel
 from workbench.agents.events import AgentEvent, Token
 from workbench.core.context import AppContext
 from workbench.ui.async_loop import running_tasks
-from workbench.ui.chat_cards import ErrorCard, MessageBubble, QuestionCard, ToolCard
-from workbench.ui.chat_dock import ChatPanel
+from workbench.ui.chat.cards import ErrorCard, MessageBubble, QuestionCard, ToolCard
+from workbench.ui.chat.panel import ChatPanel
 from workbench.ui.main_window import MainWindow
 
 ADD_TURN = [
@@ -39,24 +38,6 @@ ADD_TURN = [
     say("2 + 3 is **5**."),
 ]
 RUN_TIMEOUT_MS = 20000
-
-
-class SlowScriptedChatModel(ScriptedChatModel):
-    """A FAKE model that streams its scripted replies slowly (asyncio.sleep per chunk), so a
-    test has time to watch tokens arrive and to press Stop."""
-
-    delay_s: float = 0.05
-
-    async def _astream(  # type: ignore[override]
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: Any = None,
-        **kwargs: Any,
-    ) -> AsyncIterator[ChatGenerationChunk]:
-        for chunk in self._chunks(messages, kwargs.get("tools") or []):
-            await asyncio.sleep(self.delay_s)
-            yield ChatGenerationChunk(message=chunk)
 
 
 def only_sample(context: AppContext) -> AppContext:

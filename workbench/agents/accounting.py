@@ -108,7 +108,8 @@ class AgentLog:
             )
 
     def calls(self, *, run_id: int | None = None, thread_id: str | None = None) -> list[dict]:
-        sql, parameters = "SELECT * FROM model_calls WHERE 1=1", []
+        sql = "SELECT * FROM model_calls WHERE 1=1"
+        parameters: list[int | str] = []
         if run_id is not None:
             sql, parameters = sql + " AND run_id = ?", [*parameters, run_id]
         if thread_id is not None:

@@ -27,7 +27,8 @@ class Deadline:
         self._token = _DEADLINE.set(deadline)
 
     def __exit__(self, *exc_info: object) -> None:
-        assert self._token is not None
+        if self._token is None:
+            raise RuntimeError("Deadline left without being entered")
         _DEADLINE.reset(self._token)
 
     async def __aenter__(self) -> None:

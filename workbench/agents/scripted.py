@@ -129,7 +129,8 @@ class ScriptedChatModel(BaseChatModel):
         for chunk in chunks[1:]:
             merged = merged + chunk
         message = message_chunk_to_message(merged)
-        assert isinstance(message, AIMessage)
+        if not isinstance(message, AIMessage):  # chunks of AIMessageChunk merge into one
+            raise TypeError(f"a scripted reply merged into {type(message).__name__}")
         return ChatResult(generations=[ChatGeneration(message=message)])
 
     def _stream(

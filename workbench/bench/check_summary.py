@@ -19,9 +19,8 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from workbench.bench.results import GROUP_KEYS, SUMMARY, read_cells
+from workbench.bench.results import GROUP_KEYS, SUMMARY, CellRecord, read_cells
 
 _COMPARISONS: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge,
@@ -80,7 +79,7 @@ def check(folder: Path, requirements: list[Requirement]) -> list[str]:
     return failures
 
 
-def _cell_meets(cell: dict[str, Any], requirement: Requirement) -> bool:
+def _cell_meets(cell: CellRecord, requirement: Requirement) -> bool:
     value = cell.get("scores", {}).get(requirement.score)
     return isinstance(value, int | float) and requirement.met_by(float(value))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from rich.console import Console
 from rich.progress import (
@@ -16,7 +17,15 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from workbench.bench.runner import BenchError, PlannedCell, load_suites, plan, run_bench
+from workbench.bench.runner import (
+    BenchError,
+    BenchOutcome,
+    PlannedCell,
+    load_suites,
+    plan,
+    run_bench,
+)
+from workbench.bench.suite import Suite
 from workbench.core.context import AppContext
 
 
@@ -27,30 +36,65 @@ def bench_command(context: AppContext, args: argparse.Namespace) -> int:
         if failure.stage == "suites":
             console.print(f"[yellow]warning:[/] {failure.explain()}")
     if args.list:
-        table = Table("suite", "tasks", "smoke", "description")
-        for name, suite in sorted(suites.items()):
-            table.add_row(
-                name, str(len(suite.tasks())), str(len(suite.smoke_tasks())), suite.description
-            )
-        Console().print(table)
+        Console().print(suites_table(suites))
         return 0
     try:
-        if args.jobs < 1:
-            raise BenchError("--jobs must be at least 1.")
-        cells = plan(
-            suites,
-            args.suites,
-            args.models or ["reference"],
-            args.seeds,
-            args.examples,
-            args.patterns,
-        )
+        cells = plan_from_arguments(suites, args)
     except BenchError as error:
         console.print(f"[red]error:[/] {error}")
         return 2
     if not cells:
         console.print("[red]error:[/] no benchmark cells to run: no suite is installed.")
         return 2
+    outcome = run_with_progress(context, suites, cells, args, console)
+    Console(width=max(Console().width, 120)).print(summary_table(outcome, args.out))
+    console.print(
+        f"{outcome.planned} cells: {outcome.skipped} already done, {outcome.computed} computed, "
+        f"{len(outcome.errors)} harness error(s). Results in {outcome.folder}."
+    )
+    for report in outcome.reports:
+        console.print(f"report: {report}")
+    for harness_error in outcome.errors:
+        console.print(f"[red]harness error:[/] {harness_error}")
+    advice = how_to_measure_a_model(cells, context.settings.model)
+    if advice is not None:
+        console.print(advice)
+    sys.stdout.flush()
+    return 1 if outcome.errors else 0
+
+
+def suites_table(suites: dict[str, Suite]) -> Table:
+    """`bench --list`: every installed suite with its task counts."""
+    table = Table("suite", "tasks", "smoke", "description")
+    for name, suite in sorted(suites.items()):
+        table.add_row(
+            name, str(len(suite.tasks())), str(len(suite.smoke_tasks())), suite.description
+        )
+    return table
+
+
+def plan_from_arguments(suites: dict[str, Suite], args: argparse.Namespace) -> list[PlannedCell]:
+    """The cells the command line asks for; BenchError when it asks for something impossible."""
+    if args.jobs < 1:
+        raise BenchError("--jobs must be at least 1.")
+    return plan(
+        suites,
+        args.suites,
+        args.models or ["reference"],
+        args.seeds,
+        args.examples,
+        args.patterns,
+    )
+
+
+def run_with_progress(
+    context: AppContext,
+    suites: dict[str, Suite],
+    cells: list[PlannedCell],
+    args: argparse.Namespace,
+    console: Console,
+) -> BenchOutcome:
+    """Run the cells with a progress bar of finished cells on `console`."""
     with Progress(
         TextColumn("[bold]bench"),
         BarColumn(),
@@ -71,6 +115,11 @@ def bench_command(context: AppContext, args: argparse.Namespace) -> int:
             on_cell=lambda record: progress.advance(bar),
         )
         progress.update(bar, completed=len(cells))
+    return outcome
+
+
+def summary_table(outcome: BenchOutcome, out: Path) -> Table:
+    """One row per summary group and score (its mean); the group's columns only on its first."""
     table = Table(
         "suite",
         "problem",
@@ -81,7 +130,7 @@ def bench_command(context: AppContext, args: argparse.Namespace) -> int:
         "errors",
         "score",
         "mean",
-        title=f"{args.out}/summary.json",
+        title=f"{out}/summary.json",
     )
     for row in outcome.summary:
         group = [
@@ -96,28 +145,19 @@ def bench_command(context: AppContext, args: argparse.Namespace) -> int:
         for name, value in row["mean"].items() or [("", None)]:
             table.add_row(*group, name, "" if value is None else f"{value:.4g}")
             group = [""] * len(group)
-    Console(width=max(Console().width, 120)).print(table)
-    console.print(
-        f"{outcome.planned} cells: {outcome.skipped} already done, {outcome.computed} computed, "
-        f"{len(outcome.errors)} harness error(s). Results in {outcome.folder}."
-    )
-    for report in outcome.reports:
-        console.print(f"report: {report}")
-    for error in outcome.errors:
-        console.print(f"[red]harness error:[/] {error}")
-    budgeted = [cell for cell in cells if cell.budget is not None]
-    if budgeted:
-        console.print(how_to_measure_a_model(budgeted[0], context.settings.model))
-    sys.stdout.flush()
-    return 1 if outcome.errors else 0
+    return table
 
 
-def how_to_measure_a_model(cell: PlannedCell, configured: str) -> str:
-    """The closing line of the smoke selection: its agent cell only shows the loop runs."""
-    assert cell.budget is not None
+def how_to_measure_a_model(cells: list[PlannedCell], configured: str) -> str | None:
+    """The closing line of the smoke selection: its agent cell only shows the loop runs. None
+    when no cell ran under a budget."""
+    budgeted = next(((cell, cell.budget) for cell in cells if cell.budget is not None), None)
+    if budgeted is None:
+        return None
+    cell, budget = budgeted
     model = configured if configured.startswith(("ollama:", "openai:")) else "ollama:qwen3:4b"
     return (
-        f"The agent cell ({cell.model}) ran under a smoke budget of {cell.budget.describe()}; "
+        f"The agent cell ({cell.model}) ran under a smoke budget of {budget.describe()}; "
         f"it shows that the loop runs, not how good the model is. To measure a model, run a "
         f"whole suite without budget: workbench --headless bench {cell.suite} --model {model}"
     )

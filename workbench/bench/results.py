@@ -11,12 +11,29 @@ import os
 from collections import defaultdict
 from pathlib import Path
 from statistics import fmean
-from typing import Any
+from typing import Any, TypedDict
 
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
 WORKSPACE = "workspace"  # <out>/workspace holds the run records; each cell's folder is its own
 GROUP_KEYS = ("suite", "problem", "style", "condition", "model")
+# A finished cell as `results.jsonl` keeps it: the runner's keys (key, suite, task, problem, style,
+# condition, model, seed, status, scores, details, duration_s, error...) plus whatever a suite put
+# in its details; plain JSON, read and written by suites' reports too.
+CellRecord = dict[str, Any]
+
+
+class SummaryRow(TypedDict):
+    """One group of `summary.json`: its keys (GROUP_KEYS), cell count, errors, mean scores."""
+
+    suite: str
+    problem: str
+    style: str
+    condition: str
+    model: str
+    cells: int
+    errors: int
+    mean: dict[str, float]
 
 
 def cell_key(suite: str, task: str, model: str, seed: int, tag: str = "") -> str:
@@ -35,7 +52,7 @@ def bench_workspace(out: Path) -> Path:
     return out / WORKSPACE
 
 
-def append_cell(folder: Path, record: dict[str, Any]) -> None:
+def append_cell(folder: Path, record: CellRecord) -> None:
     line = (json.dumps(record, sort_keys=True, default=str) + "\n").encode()
     descriptor = os.open(folder / RESULTS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
@@ -45,9 +62,9 @@ def append_cell(folder: Path, record: dict[str, Any]) -> None:
         os.close(descriptor)
 
 
-def read_cells(folder: Path) -> dict[str, dict[str, Any]]:
+def read_cells(folder: Path) -> dict[str, CellRecord]:
     """The latest record of every cell key."""
-    cells: dict[str, dict[str, Any]] = {}
+    cells: dict[str, CellRecord] = {}
     path = folder / RESULTS
     if not path.exists():
         return cells
@@ -60,30 +77,34 @@ def read_cells(folder: Path) -> dict[str, dict[str, Any]]:
     return cells
 
 
-def summarise(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def summarise(cells: list[CellRecord]) -> list[SummaryRow]:
     """Per (suite, problem, style, condition, model): how many cells and the mean of every score."""
-    groups: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
+    groups: dict[tuple[str, ...], list[CellRecord]] = defaultdict(list)
     for cell in cells:
         groups[tuple(str(cell.get(key, "")) for key in GROUP_KEYS)].append(cell)
     rows = []
-    for group, members in sorted(groups.items()):
+    for (suite, problem, style, condition, model), members in sorted(groups.items()):
         scores: dict[str, list[float]] = defaultdict(list)
         for member in members:
             for name, value in member.get("scores", {}).items():
                 if isinstance(value, bool | int | float):
                     scores[name].append(float(value))
         rows.append(
-            {
-                **dict(zip(GROUP_KEYS, group, strict=True)),
-                "cells": len(members),
-                "errors": sum(member["status"] != "ok" for member in members),
-                "mean": {name: fmean(values) for name, values in sorted(scores.items())},
-            }
+            SummaryRow(
+                suite=suite,
+                problem=problem,
+                style=style,
+                condition=condition,
+                model=model,
+                cells=len(members),
+                errors=sum(member["status"] != "ok" for member in members),
+                mean={name: fmean(values) for name, values in sorted(scores.items())},
+            )
         )
     return rows
 
 
-def write_summary(folder: Path, cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def write_summary(folder: Path, cells: list[CellRecord]) -> list[SummaryRow]:
     rows = summarise(cells)
     partial = folder / (SUMMARY + ".part")
     partial.write_text(json.dumps({"groups": rows}, indent=2, sort_keys=True), encoding="utf-8")

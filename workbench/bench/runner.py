@@ -12,9 +12,10 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any
 
 from workbench.bench.results import (
+    CellRecord,
+    SummaryRow,
     append_cell,
     bench_workspace,
     cell_folder,
@@ -22,7 +23,7 @@ from workbench.bench.results import (
     read_cells,
     write_summary,
 )
-from workbench.bench.suite import AgentBudget, BenchTask, CellContext, Suite
+from workbench.bench.suite import AgentBudget, BenchTask, CellContext, Suite, is_suite
 from workbench.core.context import AppContext
 from workbench.core.store import Store
 
@@ -57,13 +58,13 @@ class BenchOutcome:
     skipped: int
     computed: int
     errors: list[str] = field(default_factory=list)
-    summary: list[dict[str, Any]] = field(default_factory=list)
+    summary: list[SummaryRow] = field(default_factory=list)
     reports: list[Path] = field(default_factory=list)
 
 
 def load_suites(context: AppContext) -> dict[str, Suite]:
     suites: dict[str, Suite] = {}
-    for _plugin, contributed in context.plugins.contributions("suites", "suites"):
+    for _plugin, contributed in context.plugins.contributions("suites", "suites", is_suite):
         for suite in contributed:
             suites[suite.name] = suite
     return suites
@@ -157,7 +158,7 @@ def per_group(tasks: list[BenchTask], examples: int | None) -> list[BenchTask]:
     return kept
 
 
-def execute_cell(suite: Suite, cell: PlannedCell, context: AppContext, out: Path) -> dict[str, Any]:
+def execute_cell(suite: Suite, cell: PlannedCell, context: AppContext, out: Path) -> CellRecord:
     """Run one cell in a workspace of its own, its folder (store, artifacts, ledger, agent
     checkpoints, and the files the cell writes, so that tools confined to the workspace may
     write them), so "the last design" can only be this cell's; a harness failure becomes a
@@ -165,7 +166,7 @@ def execute_cell(suite: Suite, cell: PlannedCell, context: AppContext, out: Path
     folder = cell_folder(out, cell.key)
     shutil.rmtree(folder, ignore_errors=True)  # a retried cell never sees its failed attempt
     folder.mkdir(parents=True)
-    record: dict[str, Any] = {
+    record: CellRecord = {
         "key": cell.key,
         "suite": cell.suite,
         "task": cell.task.id,
@@ -200,16 +201,25 @@ def execute_cell(suite: Suite, cell: PlannedCell, context: AppContext, out: Path
 
 
 # -- worker processes (--jobs N): each opens its own context on the results folder's workspace ---
-_worker: dict[str, Any] = {}
+@dataclass(frozen=True)
+class _WorkerState:
+    context: AppContext
+    suites: dict[str, Suite]
+
+
+_worker: _WorkerState | None = None  # set once in each worker process by `_start_worker`
 
 
 def _start_worker(out: Path) -> None:
+    global _worker
     context = AppContext.open(workspace=bench_workspace(out))
-    _worker.update(context=context, suites=load_suites(context))
+    _worker = _WorkerState(context, load_suites(context))
 
 
-def _run_in_worker(cell: PlannedCell, out: Path) -> dict[str, Any]:
-    return execute_cell(_worker["suites"][cell.suite], cell, _worker["context"], out)
+def _run_in_worker(cell: PlannedCell, out: Path) -> CellRecord:
+    if _worker is None:
+        raise RuntimeError("a bench worker process ran a cell before `_start_worker`")
+    return execute_cell(_worker.suites[cell.suite], cell, _worker.context, out)
 
 
 def run_bench(
@@ -218,14 +228,14 @@ def run_bench(
     cells: list[PlannedCell],
     out: Path,
     jobs: int = 1,
-    on_cell: Callable[[dict[str, Any]], None] = lambda record: None,
+    on_cell: Callable[[CellRecord], None] = lambda record: None,
 ) -> BenchOutcome:
     # absolute: cells hand their folder to tools, which read a relative path as one inside the
     # workspace (`--out` defaults to bench-results, relative to where `bench` was started)
     out = out.resolve()
     out.mkdir(parents=True, exist_ok=True)
-    finished = {key for key, record in read_cells(out).items() if record["status"] == "ok"}
-    todo = [cell for cell in cells if cell.key not in finished]
+    done_before = {key for key, record in read_cells(out).items() if record["status"] == "ok"}
+    todo = [cell for cell in cells if cell.key not in done_before]
     outcome = BenchOutcome(out, planned=len(cells), skipped=len(cells) - len(todo), computed=0)
     # the run's record goes with its results, whatever workspace `context` was opened on
     records = Store(bench_workspace(out))
@@ -255,7 +265,7 @@ def run_bench(
 
 
 def _write_reports(
-    suites: dict[str, Suite], finished: list[dict[str, Any]], out: Path, outcome: BenchOutcome
+    suites: dict[str, Suite], finished: list[CellRecord], out: Path, outcome: BenchOutcome
 ) -> None:
     """One report per suite or report group; one that fails is a harness error, the results
     stay."""
@@ -275,7 +285,7 @@ def _write_reports(
 
 def _records(
     context: AppContext, suites: dict[str, Suite], todo: list[PlannedCell], out: Path, jobs: int
-) -> Iterable[dict[str, Any]]:
+) -> Iterable[CellRecord]:
     if jobs <= 1 or len(todo) <= 1:
         for cell in todo:
             yield execute_cell(suites[cell.suite], cell, context, out)
@@ -284,7 +294,7 @@ def _records(
     with ProcessPoolExecutor(
         jobs, mp_context=spawn, initializer=_start_worker, initargs=(out,)
     ) as pool:
-        futures: dict[Future[dict[str, Any]], PlannedCell] = {
+        futures: dict[Future[CellRecord], PlannedCell] = {
             pool.submit(_run_in_worker, cell, out): cell for cell in todo
         }
         for future in as_completed(futures):

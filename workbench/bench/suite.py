@@ -5,7 +5,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
+
+from workbench.bench.results import CellRecord
 
 if TYPE_CHECKING:
     from workbench.core.context import AppContext
@@ -70,7 +72,7 @@ class Suite(ABC):
         Low scores are results, not errors. Raise only when the harness itself failed.
         """
 
-    def report(self, folder: Path, cells: list[dict[str, Any]]) -> Path | None:
+    def report(self, folder: Path, cells: list[CellRecord]) -> Path | None:
         """Write this suite's report (tables, plots) into the results folder after a run and
         return its main file; the default writes none."""
         return None
@@ -85,3 +87,8 @@ class Suite(ABC):
         first one offered, by suite name, under a small budget); None for suites that measure
         no model."""
         return None
+
+
+def is_suite(item: object) -> TypeGuard[Suite]:
+    """What a plugin's suites factory must return a list of."""
+    return isinstance(item, Suite)

@@ -1,6 +1,17 @@
-"""The Qt-free, LangChain-free core.
+"""The Qt-free, LangChain-free core that everything else stands on.
 
-Settings, secrets, events, tools, plugins, store, ledger, jobs.
+context.py      AppContext: one workspace's paths, settings, bus, store, ledger, jobs, tools
+paths.py        where things live on disk (platformdirs, WORKBENCH_HOME)
+settings.py     typed settings in TOML;  secrets.py: the keyring, never a file
+events.py       the typed event bus (ordered per publisher, delivered outside its lock)
+tools.py        Tool, ToolContext: what a plugin declares; tool_errors.py: structured failures
+registry.py     ToolRegistry: the one place every call goes through (recorded, confined)
+tool_host.py    the part of the app a tool may use (what the registry depends on)
+files.py        file confinement: the workspace and the folders the user allowed
+jobs.py         worker-process jobs: progress, cancel, warm workers
+store.py        the workspace's SQLite store (WAL) and its migrations.py
+ledger/         the engineering ledger (candidates, invariants, evidence, submissions)
+plugins.py      plugin discovery through entry points;  doctor.py: `workbench --headless doctor`
 """
 
 # Load pydantic whole before anything else can: PySide6's import hook, when a plugin's views module

@@ -1,7 +1,7 @@
 """The composition root: one object holding what a session of Workbench works with.
 
 The GUI, the headless commands and the bench each open one `AppContext`; tools receive it through
-their `ToolContext`.
+their `ToolContext`, which knows it only as a `ToolHost` (the services a tool may use).
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from workbench.core.jobs import JobRunner
 from workbench.core.ledger import Ledger
 from workbench.core.paths import AppPaths, app_paths
 from workbench.core.plugins import PluginFailure, PluginSet, discover
+from workbench.core.registry import ToolRegistry
 from workbench.core.settings import Settings, load_settings, save_settings
 from workbench.core.store import Store
-from workbench.core.tools import ToolRegistry
+from workbench.core.tools import is_tool
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +77,7 @@ class AppContext:
         return child
 
     def _register_tools(self) -> None:
-        for plugin, tools in self.plugins.contributions("tools", "tools"):
+        for plugin, tools in self.plugins.contributions("tools", "tools", is_tool):
             taken = [tool.name for tool in tools if self.registry.get(tool.name)]
             if taken:  # a clash would make calls ambiguous: the later plugin is skipped whole
                 self.plugins.fail(

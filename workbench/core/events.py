@@ -21,8 +21,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 log = logging.getLogger(__name__)
 E = TypeVar("E", bound="Event")
-Handler = Callable[[Any], None]
-Deliver = Callable[[Handler, Any], None]
 
 
 class Event(BaseModel):
@@ -72,7 +70,13 @@ class Notice(Event):
     text: str
 
 
-def call_now(handler: Handler, event: Any) -> None:
+# A subscription keeps its handler whatever event type it takes (Any: `subscribe` pairs each
+# handler with its event type, and `publish` hands it only events of that type).
+Handler = Callable[[Any], None]
+Deliver = Callable[[Handler, Event], None]
+
+
+def call_now(handler: Handler, event: Event) -> None:
     handler(event)
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from workbench.core.tools import ToolFailure
+from workbench.core.tool_errors import ToolFailure
 
 Mode = Literal["read", "write"]
 _DRIVE = re.compile(r"^[A-Za-z]:")
@@ -39,6 +39,14 @@ class FileAccess:
 
     def describe(self) -> str:
         return f"{self.mode} {self.path}"
+
+
+class ConfirmationNeeded(Exception):
+    """A tool met a file outside the workspace that no person has confirmed."""
+
+    def __init__(self, accesses: list[FileAccess]) -> None:
+        super().__init__(", ".join(access.describe() for access in accesses))
+        self.accesses = accesses
 
 
 @dataclass(frozen=True)

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import importlib
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any
+from typing import Any, TypeGuard, TypeVar
 
 from pydantic import BaseModel
 
 ENTRY_POINT_GROUP = "workbench.plugins"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ class PluginFailure:
 
 
 def load_reference(reference: str) -> Any:
-    """Import "package.module:attribute"."""
+    """Import "package.module:attribute" (Any: whatever the reference names; callers know)."""
     module_name, _, attribute = reference.partition(":")
     target: Any = importlib.import_module(module_name)
     for part in filter(None, attribute.split(".")):
@@ -90,26 +91,40 @@ class PluginSet:
     plugins: dict[str, Plugin] = field(default_factory=dict)
     failures: list[PluginFailure] = field(default_factory=list)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Plugin]:
         return iter(self.plugins.values())
 
     def fail(self, failure: PluginFailure) -> None:
         self.plugins.pop(failure.name, None)
         self.failures.append(failure)
 
-    def contributions(self, attribute: str, stage: str) -> list[tuple[Plugin, list[Any]]]:
-        """Call each plugin's `attribute` factory; a plugin whose factory fails is dropped."""
-        found: list[tuple[Plugin, list[Any]]] = []
+    def contributions(
+        self, attribute: str, stage: str, is_kind: Callable[[object], TypeGuard[T]]
+    ) -> list[tuple[Plugin, list[T]]]:
+        """Call each plugin's `attribute` factory, which returns a list of what `is_kind` accepts
+        (tools, suites); a plugin whose factory fails, or returns anything else, is dropped."""
+        found: list[tuple[Plugin, list[T]]] = []
         for plugin in list(self.plugins.values()):
             reference = getattr(plugin, attribute)
             if reference is None:
                 continue
             try:
-                factory: Callable[[], list[Any]] = load_reference(reference)
-                found.append((plugin, list(factory())))
+                factory: Callable[[], list[object]] = load_reference(reference)
+                found.append((plugin, _all_of(is_kind, list(factory()), reference)))
             except Exception as error:
                 self.fail(failure_from(plugin.name, reference, stage, error))
         return found
+
+
+def _all_of(
+    is_kind: Callable[[object], TypeGuard[T]], items: list[object], reference: str
+) -> list[T]:
+    """`items`, each checked (a plugin's factory is code this process did not write)."""
+    typed = [item for item in items if is_kind(item)]
+    if len(typed) != len(items):
+        strays = sorted({type(item).__name__ for item in items if not is_kind(item)})
+        raise TypeError(f"{reference} returned {', '.join(strays)} among what it contributes")
+    return typed
 
 
 def discover(group: str = ENTRY_POINT_GROUP) -> PluginSet:

@@ -78,7 +78,7 @@ class Settings(BaseModel):
 
     @field_validator("workspace", "model", "ssh_hosts", "printers", "plugins")
     @classmethod
-    def _no_password(cls, value: Any, info: ValidationInfo) -> Any:
+    def _no_password(cls, value: object, info: ValidationInfo) -> object:
         refuse_credentials(value, str(info.field_name))
         return value
 
@@ -116,7 +116,7 @@ def refuse_secrets(model: BaseModel, where: str = "") -> None:
                 raise SettingsError(str(found)) from None
 
 
-def refuse_credentials(value: Any, where: str) -> None:
+def refuse_credentials(value: object, where: str) -> None:
     """ValueError naming the field if any string in `value` carries a password in a URL.
 
     Settings are a plain file that doctor and logs print; a password there is a leak (DESIGN

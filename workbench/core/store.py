@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from workbench.core.migrations import MIGRATIONS
 
@@ -40,6 +40,31 @@ class Artifact:
     tool_call_id: int | None
 
 
+class ToolCallRecord(TypedDict):
+    """A row of `tool_calls`, its JSON columns decoded; `ok` is None while the call runs."""
+
+    id: int
+    tool: str
+    caller: str
+    arguments: Any  # as the caller gave them: a JSON object, or whatever a model wrote
+    ok: bool | None
+    result: dict[str, Any] | None
+    error: dict[str, Any] | None  # a ToolError, dumped
+    started: float
+    duration_s: float | None
+
+
+class RunRecord(TypedDict):
+    """A row of `runs` (an agent run, a bench run), its `meta` decoded."""
+
+    id: int
+    kind: str
+    status: str
+    meta: dict[str, Any]
+    started: float
+    finished: float | None
+
+
 def sha256_of_file(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as handle:
@@ -48,7 +73,7 @@ def sha256_of_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def to_json(value: Any) -> str:
+def to_json(value: object) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
@@ -121,7 +146,7 @@ class Store:
             self._connection.close()
 
     # -- tool calls -----------------------------------------------------------------------------
-    def begin_tool_call(self, *, tool: str, caller: str, arguments: Any) -> int:
+    def begin_tool_call(self, *, tool: str, caller: str, arguments: object) -> int:
         """Record a call before it runs, so a crash mid-call still leaves its trace."""
         with self.transaction() as db:
             cursor = db.execute(
@@ -131,7 +156,13 @@ class Store:
             return int(cursor.lastrowid or 0)
 
     def finish_tool_call(
-        self, call_id: int, *, ok: bool, result: Any = None, error: Any = None, duration_s: float
+        self,
+        call_id: int,
+        *,
+        ok: bool,
+        result: dict[str, Any] | None = None,
+        error: dict[str, Any] | None = None,
+        duration_s: float,
     ) -> None:
         with self.transaction() as db:
             db.execute(
@@ -145,17 +176,21 @@ class Store:
                 ),
             )
 
-    def tool_calls(self, tool: str | None = None) -> list[dict[str, Any]]:
+    def tool_calls(self, tool: str | None = None) -> list[ToolCallRecord]:
         sql = "SELECT * FROM tool_calls" + (" WHERE tool = ?" if tool else "") + " ORDER BY id"
         rows = self.query(sql, (tool,) if tool else ())
         return [
-            {
-                **dict(row),
-                "ok": None if row["ok"] is None else bool(row["ok"]),
-                "arguments": json.loads(row["arguments"]),
-                "result": json.loads(row["result"]) if row["result"] else None,
-                "error": json.loads(row["error"]) if row["error"] else None,
-            }
+            ToolCallRecord(
+                id=row["id"],
+                tool=row["tool"],
+                caller=row["caller"],
+                arguments=json.loads(row["arguments"]),
+                ok=None if row["ok"] is None else bool(row["ok"]),
+                result=json.loads(row["result"]) if row["result"] else None,
+                error=json.loads(row["error"]) if row["error"] else None,
+                started=row["started"],
+                duration_s=row["duration_s"],
+            )
             for row in rows
         ]
 
@@ -255,10 +290,17 @@ class Store:
                 (status, time.time(), run_id),
             )
 
-    def runs(self, kind: str | None = None) -> list[dict[str, Any]]:
+    def runs(self, kind: str | None = None) -> list[RunRecord]:
         sql = "SELECT * FROM runs" + (" WHERE kind = ?" if kind else "") + " ORDER BY id"
         return [
-            {**dict(row), "meta": json.loads(row["meta"])}
+            RunRecord(
+                id=row["id"],
+                kind=row["kind"],
+                status=row["status"],
+                meta=json.loads(row["meta"]),
+                started=row["started"],
+                finished=row["finished"],
+            )
             for row in self.query(sql, (kind,) if kind else ())
         ]
 

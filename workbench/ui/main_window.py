@@ -20,7 +20,7 @@ import workbench
 from workbench.core.context import AppContext
 from workbench.core.events import Notice
 from workbench.core.plugins import Plugin, ViewSpec, load_reference
-from workbench.ui.chat_dock import ChatDock
+from workbench.ui.chat.panel import ChatDock
 from workbench.ui.jobs_widget import JobsWidget
 from workbench.ui.layout_store import WindowLayout, load_layout, save_layout
 from workbench.ui.ledger_view import LedgerDock

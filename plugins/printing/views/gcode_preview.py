@@ -143,7 +143,8 @@ class _LayerCanvas(QWidget):
 
     def transform(self) -> QTransform:
         """Print millimetres to widget pixels: fitted, centred, y pointing up as on the bed."""
-        assert self.parsed is not None
+        if self.parsed is None:
+            raise RuntimeError("no print is shown, so there is nothing to fit")
         x0, y0, x1, y1 = self.parsed.bounds
         room_x, room_y = self.width() - 2 * MARGIN_PX, self.height() - 2 * MARGIN_PX
         scale = max(min(room_x / max(x1 - x0, 1.0), room_y / max(y1 - y0, 1.0)), 1e-3)

@@ -23,8 +23,9 @@ import numpy as np
 from workbench.bench import AgentBudget
 from workbench.core.context import AppContext
 from workbench_plugins.topopt import engine
+from workbench_plugins.topopt.workflow.draws import Export
 from workbench_plugins.topopt.workflow.scoring import ToolCall
-from workbench_plugins.topopt.workflow.tasks import PROBLEMS, Export, TaskSpec, engineer_answer
+from workbench_plugins.topopt.workflow.tasks import PROBLEMS, TaskSpec, engineer_answer
 
 VOLFRAC_ERROR = 0.1  # "wrong-volfrac": far outside the 0.01 tolerance of the constraint
 EARLY_STOP = {"beams2d": 5, "photonics2d": 2}  # iterations / Adam steps of "early-stop"
@@ -127,11 +128,12 @@ def is_direct(model: str) -> bool:
     return model == "reference" or model.startswith("offtarget:")
 
 
-class _Player:
-    """Plays calls through the registry and records them; a crash of a tool is a harness error."""
+class _RecordingToolCaller:
+    """Calls tools through the registry and records the calls; a tool crash is a harness error."""
 
     def __init__(self, app: AppContext, caller: str) -> None:
-        self.app, self.caller, self.calls = app, caller, []  # type: list[ToolCall]
+        self.app, self.caller = app, caller
+        self.calls: list[ToolCall] = []
 
     def __call__(self, name: str, **args: Any) -> dict[str, Any]:
         outcome = self.app.registry.call(name, args, caller=self.caller)
@@ -162,7 +164,7 @@ def play_direct(model: str, task: TaskSpec, app: AppContext, folder: Path) -> Po
         )
     if mistake and not OFF_TARGET[mistake].targets(task.problem, task.style):
         mistake = ""  # not a targeted cell: play the reference
-    call = _Player(app, f"bench:{model}")
+    call = _RecordingToolCaller(app, f"bench:{model}")
     problem, seed = task.problem, task.seed
     if task.style == "NATURAL" and mistake != "no-clarification":
         call(

@@ -28,7 +28,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy import ndimage
 
-from workbench_plugins.topopt.workflow.tasks import NATURAL_ANSWERED_CALLS, Export, TaskSpec
+from workbench_plugins.topopt.workflow.draws import Export
+from workbench_plugins.topopt.workflow.tasks import NATURAL_ANSWERED_CALLS, TaskSpec
 
 DQ_WEIGHTS = {
     "iou": 0.31,
@@ -86,7 +87,7 @@ def constraint_score(design: npt.ArrayLike, targets: dict[str, float], tau: floa
     The only constraint of these problems is Beams2D's volume fraction."""
     if not targets:
         return 1.0
-    actual = {"volfrac": float(np.mean(design))}
+    actual = {"volfrac": float(np.mean(np.asarray(design)))}
     terms = [math.exp(-abs(actual[name] - value) / tau) for name, value in targets.items()]
     return float(np.mean(terms))
 
@@ -246,7 +247,7 @@ def optimality_gaps(history: list[float], target: float) -> dict[str, float]:
 
 def volume_violation(design: npt.ArrayLike, volfrac: float, tolerance: float = TAU) -> float:
     """1 if the design's mean density misses the volume fraction by the tolerance or more."""
-    return float(abs(float(np.mean(design)) - volfrac) >= tolerance)
+    return float(abs(float(np.mean(np.asarray(design))) - volfrac) >= tolerance)
 
 
 def mesh_is_watertight(path: str | Path) -> bool:

@@ -117,10 +117,12 @@ class WorkflowSuite(Suite):
             scores, design = scoring.score_cell(run.calls, spec, np.zeros((0, 0)), math.nan)
         else:
             scores, design = scoring.score_cell(run.calls, spec, truth.design, truth.objective)
-            designs = {"truth": truth.design, **({"agent": design} if design is not None else {})}
+            designs: dict[str, Any] = {"truth": truth.design}
+            if design is not None:
+                designs["agent"] = design
             np.savez_compressed(cell.folder / DESIGNS_FILE, **designs)
         scores.update(tokens_in=float(run.tokens_in), tokens_out=float(run.tokens_out))
-        clean = _Paths(cell)
+        portable = _PortablePaths(cell)
         details = {
             "example": example,
             "conditions": spec.conditions,
@@ -131,10 +133,10 @@ class WorkflowSuite(Suite):
             "target_objective": truth.objective if truth else None,
             "ground_truth": {"key": truth.key, "source": truth.source} if truth else None,
             "prompt": spec.prompt,
-            "calls": [clean.call(call) for call in run.calls],
+            "calls": [portable.call_record(call) for call in run.calls],
             "agent": {
                 "status": run.status,
-                "error": clean(run.error),
+                "error": portable(run.error),
                 "model_calls": run.model_calls,
                 # what the simulated engineer answered (the answer is part of the task)
                 "human_answers": run.extra.get("human_answers", []),
@@ -152,8 +154,9 @@ class WorkflowSuite(Suite):
         return {**scores, "details": details}
 
 
-class _Paths:
-    """Absolute paths of this machine and run become <cell>/..., <workspace>/... or a name."""
+class _PortablePaths:
+    """Rewrites values so a record holds no absolute path of this machine and run: paths become
+    <cell>/..., <workspace>/... or a bare file name."""
 
     def __init__(self, cell: CellContext) -> None:
         self.prefixes = [
@@ -174,7 +177,8 @@ class _Paths:
             return [self(item) for item in value]
         return value
 
-    def call(self, call: scoring.ToolCall) -> dict[str, Any]:
+    def call_record(self, call: scoring.ToolCall) -> dict[str, Any]:
+        """What a cell's record keeps of one tool call."""
         result = call.result or {}
         return {
             "tool": call.name,

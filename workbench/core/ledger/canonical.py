@@ -9,7 +9,7 @@ from typing import Any
 from workbench.core.ledger.errors import LedgerError
 
 
-def canonical_json(value: Any, *, what: str) -> str:
+def canonical_json(value: object, *, what: str) -> str:
     """Serialise `value` the same way every time (sorted keys, no whitespace, no NaN).
 
     Strict on purpose: a value that only `default=str` could serialise would hash by its repr,
@@ -27,7 +27,7 @@ def canonical_json(value: Any, *, what: str) -> str:
         ) from error
 
 
-def sha256_of_json(value: Any, *, what: str) -> str:
+def sha256_of_json(value: object, *, what: str) -> str:
     return hashlib.sha256(canonical_json(value, what=what).encode("utf-8")).hexdigest()
 
 

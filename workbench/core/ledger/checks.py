@@ -11,14 +11,14 @@ from workbench.core.ledger.errors import LedgerError
 EnumT = TypeVar("EnumT", bound=StrEnum)
 
 
-def text(value: Any, what: str) -> str:
+def text(value: object, what: str) -> str:
     """A non-empty, stripped string."""
     if not isinstance(value, str) or not value.strip():
         raise LedgerError(f"The {what} must be a non-empty string, got {value!r}.")
     return value.strip()
 
 
-def names(values: Iterable[Any] | None, what: str) -> list[str]:
+def names(values: Iterable[object] | None, what: str) -> list[str]:
     """A list of distinct non-empty strings, in the given order."""
     if values is None:
         return []
@@ -31,7 +31,7 @@ def names(values: Iterable[Any] | None, what: str) -> list[str]:
     return result
 
 
-def mapping(value: Any, what: str) -> dict[str, Any]:
+def mapping(value: object, what: str) -> dict[str, Any]:
     """A dict (None reads as empty)."""
     if value is None:
         return {}
@@ -40,10 +40,12 @@ def mapping(value: Any, what: str) -> dict[str, Any]:
     return value
 
 
-def choice(value: Any, allowed: type[EnumT], what: str) -> EnumT:
-    """One of an enum's values, given as the member or its string."""
-    try:
-        return allowed(value)
-    except ValueError:
-        options = ", ".join(member.value for member in allowed)
-        raise LedgerError(f"The {what} must be one of {options}; got {value!r}.") from None
+def choice(value: object, allowed: type[EnumT], what: str) -> EnumT:
+    """One of an enum's values, given as the member or its string (a member is a string too)."""
+    if isinstance(value, str):
+        try:
+            return allowed(value)
+        except ValueError:
+            pass
+    options = ", ".join(member.value for member in allowed)
+    raise LedgerError(f"The {what} must be one of {options}; got {value!r}.")

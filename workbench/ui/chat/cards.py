@@ -1,5 +1,5 @@
-"""What the chat shows, one widget per item: message bubbles (streamed), tool-call cards, questions
-from the agent, notes and errors. `ChatView` stacks them in a scroll area.
+"""The items of the chat, one widget each: message bubbles (streamed), tool-call cards, questions
+from the agent, notes and errors. Each knows its plain text (for tests, copying, export).
 
 Streaming stays cheap: a token is appended to a Python list and the label is repainted at most
 every STREAM_REFRESH_MS, however fast the model produces tokens.
@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCursor, QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import (
@@ -18,67 +19,14 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QScrollArea,
     QSizePolicy,
     QVBoxLayout,
-    QWidget,
 )
 
-from workbench.core.context import AppContext
+from workbench.ui.chat.style import COLOURS, MONO, STATUS_MARKS
+from workbench.ui.chat.summaries import compact_json
 
 STREAM_REFRESH_MS = 40
-SUMMARY_CHARS = 160
-ARGUMENTS_CHARS = 200
-COLOURS = {
-    "you": "#0b57d0",
-    "workbench": "#1f2328",
-    "specialist": "#6639ba",
-    "note": "#57606a",
-    "ok": "#1a7f37",
-    "error": "#cf222e",
-    "running": "#9a6700",
-    "declined": "#9a6700",
-}
-STATUS_MARKS = {"running": "⏳", "ok": "✔", "error": "✖", "declined": "⊘"}
-MONO = "font-family: monospace; font-size: 9pt;"
-# the menu arrow of an instant-popup QToolButton is drawn over its text in several styles
-MENU_BUTTON_STYLE = "QToolButton::menu-indicator { image: none; width: 0px; }"
-
-
-def summarize(value: Any, limit: int = SUMMARY_CHARS) -> str:
-    """One line for a tool result: `key: value` pairs, nested things shortened."""
-    if isinstance(value, dict):
-        parts = [f"{key}: {_short(item)}" for key, item in value.items()]
-        text = ", ".join(parts) if parts else "(empty result)"
-    else:
-        text = _short(value, 80)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _short(value: Any, limit: int = 40) -> str:
-    if isinstance(value, dict):
-        return "{…}" if value else "{}"
-    if isinstance(value, list | tuple):
-        return f"[{len(value)} items]" if len(value) != 1 else "[1 item]"
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    text = " ".join(str(value).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def summarize_text(content: str) -> str:
-    """A tool's answer as the model saw it (JSON text or an error explanation), on one line."""
-    try:
-        parsed = json.loads(content)
-    except (TypeError, ValueError):
-        first = content.strip().splitlines()[0] if content.strip() else ""
-        return first if len(first) <= SUMMARY_CHARS else first[: SUMMARY_CHARS - 1] + "…"
-    return summarize(parsed)
-
-
-def compact_json(value: Any, limit: int = ARGUMENTS_CHARS) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str, separators=(", ", ": "))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _label(text: str = "", *, style: str = "", selectable: bool = True) -> QLabel:
@@ -254,6 +202,9 @@ class ToolCard(ChatItem):
         self.details.setText(text)
         self.details.setVisible(bool(text))
 
+    def alive(self) -> bool:
+        return shiboken6.isValid(self)
+
     def _show(self) -> None:
         colour = COLOURS[self.status]
         by = f"  ·  {self.agent}" if self.agent else ""
@@ -381,75 +332,9 @@ class ErrorCard(ChatItem):
             layout.addWidget(self.button, 0, Qt.AlignmentFlag.AlignTop)
 
     def _act(self) -> None:
-        assert self.button is not None
-        self.button.setEnabled(False)  # one retry per failure; a new failure brings a new card
+        if self.button is not None:  # one retry per failure; a new failure brings a new card
+            self.button.setEnabled(False)
         self.action.emit()
 
     def plain_text(self) -> str:
         return self.label.text()
-
-
-class ChatView(QScrollArea):
-    """The chat's items top to bottom; follows the bottom unless the engineer scrolled up."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("chat-transcript")
-        self.setWidgetResizable(True)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self._column = QWidget()
-        self._column.setObjectName("chat-column")
-        self._layout = QVBoxLayout(self._column)
-        self._layout.setContentsMargins(6, 6, 6, 6)
-        self._layout.setSpacing(6)
-        self._layout.addStretch(1)
-        self.setWidget(self._column)
-        self._follow = True
-        bar = self.verticalScrollBar()
-        bar.valueChanged.connect(self._scrolled)
-        bar.rangeChanged.connect(self._grown)
-
-    def add(self, item: ChatItem) -> ChatItem:
-        self._layout.insertWidget(self._layout.count() - 1, item)
-        return item
-
-    def items(self) -> list[ChatItem]:
-        found = []
-        for index in range(self._layout.count()):
-            widget = self._layout.itemAt(index).widget()
-            if isinstance(widget, ChatItem):
-                found.append(widget)
-        return found
-
-    def remove(self, item: ChatItem) -> None:
-        self._layout.removeWidget(item)
-        item.hide()  # deleteLater waits for the event loop; until then it must not show
-        item.deleteLater()
-
-    def clear(self) -> None:
-        for item in self.items():
-            self.remove(item)
-        self._follow = True
-
-    def plain_text(self) -> str:
-        return "\n".join(item.plain_text() for item in self.items())
-
-    def _scrolled(self, value: int) -> None:
-        self._follow = value >= self.verticalScrollBar().maximum() - 8
-
-    def _grown(self, _minimum: int, maximum: int) -> None:
-        if self._follow:
-            self.verticalScrollBar().setValue(maximum)
-
-
-class ToolOwners:
-    """Which plugin a tool comes from, among plugins that have views (their cards open one)."""
-
-    def __init__(self, context: AppContext) -> None:
-        self.context = context
-
-    def plugin_with_view(self, tool: str) -> str | None:
-        owner = self.context.registry.owner(tool)
-        plugin = self.context.plugins.plugins.get(owner)
-        return owner if plugin is not None and plugin.views else None

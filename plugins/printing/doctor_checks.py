@@ -13,7 +13,7 @@ import concurrent.futures
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
-from workbench.core.doctor import CheckResult, module_check
+from workbench.core.doctor import Check, CheckResult, module_check
 from workbench.core.secrets import SERVICE, SecretUnavailable
 from workbench.core.settings import SettingsError
 from workbench_plugins.printing.config import PrintingSettings, prusalink_secret_key
@@ -25,7 +25,7 @@ from workbench_plugins.printing.prusalink import (
     PrusaLinkUnreachable,
     RetryPolicy,
 )
-from workbench_plugins.printing.serial_host import PortBusy, SerialHostError, firmware_handshake
+from workbench_plugins.printing.serial_port import PortBusy, SerialHostError, firmware_handshake
 
 if TYPE_CHECKING:
     from workbench.core.context import AppContext
@@ -143,7 +143,7 @@ def _run_async(coroutine: Coroutine[Any, Any, Any]) -> Any:
         return pool.submit(asyncio.run, coroutine).result()
 
 
-def checks() -> list:
+def checks() -> list[Check]:
     return [
         check_profiles,
         module_check("pyserial", "serial", "pip install pyserial"),

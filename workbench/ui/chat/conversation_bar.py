@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.agents.accounting import Conversation
-from workbench.ui.chat_cards import MENU_BUTTON_STYLE
+from workbench.ui.chat.style import MENU_BUTTON_STYLE
 
 FORMATS = {"markdown": ("Markdown", "md"), "json": ("JSON", "json")}
 NEW_CONVERSATION = "New conversation"

@@ -1,4 +1,4 @@
-"""Worker-process job functions (module level: a spawned worker imports them by reference).
+"""The optimisation run in a worker process (module level: a spawned worker imports it by name).
 
 Each iteration is reported as `reporter.progress(fraction, "iteration", iteration=i,
 objective=..., design=<numpy array>, problem_type=...)`; a set cancel flag stops the run at the

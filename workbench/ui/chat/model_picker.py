@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QInputDialog, QLineEdit, QMenu, QToolButton, QWidg
 from workbench.agents import BackendError, list_ollama_models, ollama_base_url
 from workbench.core.context import AppContext
 from workbench.ui.async_loop import start_task
-from workbench.ui.chat_cards import MENU_BUTTON_STYLE
+from workbench.ui.chat.style import MENU_BUTTON_STYLE
 
 OTHER_HINT = "ollama:<model>, openai:<model>@<base-url>, llamacpp:<path.gguf> or scripted:<file>"
 

@@ -1,0 +1,207 @@
+"""The supervisor node: it reads the engineer's conversation and the specialists' reports, then
+hands the request to one specialist (`transfer_to_<name>`) or answers the engineer.
+
+Unusable replies and unusable hand-offs go back to the model a bounded number of times; handing
+the same request to the same specialist too many times in a row stops the turn.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+)
+from langchain_core.runnables import RunnableConfig
+from langgraph.types import Command
+
+from workbench.agents.events import LoopStopped, Routed
+from workbench.agents.graph.deps import GraphDeps
+from workbench.agents.graph.endings import final
+from workbench.agents.graph.messages import BadCall, closed, id_of, sanitized, text_of
+from workbench.agents.graph.model_calls import Reply, call_model, give_up_text, malformed
+from workbench.agents.graph.state import SPECIALIST, SUPERVISOR, AgentState, entry
+from workbench.agents.graph.stream import emit, thread_of
+from workbench.agents.prompts import supervisor_prompt
+from workbench.agents.toolbridge import (
+    ToolRun,
+    handoff_name,
+    record_refusal,
+    unknown_tool,
+    unparseable,
+)
+from workbench.core.tools import FieldProblem, ToolError
+
+HANDOFF_PREFIX = "transfer_to_"
+
+
+class Handoff(NamedTuple):
+    specialist: str
+    task: str
+    call_id: str
+
+
+class SupervisorNode:
+    """The graph node; one per graph, over the graph's deps."""
+
+    def __init__(self, deps: GraphDeps) -> None:
+        self.deps = deps
+
+    async def __call__(self, state: AgentState, config: RunnableConfig) -> Command:
+        deps = self.deps
+        inputs: list[BaseMessage] = [
+            SystemMessage(supervisor_prompt(list(deps.specialists.values()))),
+            *closed(state.get("messages", [])),
+        ]
+        if state.get("nudge"):
+            inputs.append(HumanMessage(state["nudge"]))
+        reply = await call_model(deps, SUPERVISOR, inputs, config)
+        if reply.message is None or not reply.usable:
+            retries = state.get("retries", deps.max_retries)
+            left, nudge = malformed(SUPERVISOR, reply, retries, config)
+            if left > 0:
+                return Command(update={"retries": left, "nudge": nudge}, goto=SUPERVISOR)
+            return final(give_up_text(deps, reply), "gave_up", config, {"retries": 0})
+        message, bad = sanitized(reply.message)
+        if not message.tool_calls:
+            return final(text_of(message.content), "answered", config)
+
+        target, answers = self._sorted_calls(message, bad)
+        update: dict[str, Any] = {
+            "messages": [message, *answers],
+            "nudge": "",
+            "transcript": [
+                entry(
+                    "assistant",
+                    SUPERVISOR,
+                    text_of(message.content),
+                    tool_calls=[dict(c) for c in message.tool_calls],
+                ),
+                *[
+                    entry("tool", SUPERVISOR, text_of(a.content), tool=a.name, ok=False)
+                    for a in answers
+                ],
+            ],
+        }
+        if target is None:  # every call was unusable: the model hears why and tries again
+            return self._no_usable_handoff(state, message, update, config)
+        return self._route(state, target, update, config)
+
+    def _sorted_calls(
+        self, message: AIMessage, bad: dict[str, BadCall]
+    ) -> tuple[Handoff | None, list[ToolMessage]]:
+        """The first usable hand-off, and error answers for every other call."""
+        answers: list[ToolMessage] = []
+        target: Handoff | None = None
+        for call in message.tool_calls:
+            run = self._refusal(call, bad, target is not None)
+            if run is None:
+                specialist = call["name"].removeprefix(HANDOFF_PREFIX)
+                target = Handoff(specialist, call["args"]["task"], id_of(call))
+                continue
+            answers.append(
+                ToolMessage(run.content, tool_call_id=call["id"], name=call["name"], status="error")
+            )
+        return target, answers
+
+    def _refusal(self, call: ToolCall, bad: dict[str, BadCall], taken: bool) -> ToolRun | None:
+        """Why a supervisor tool call cannot be followed (recorded), or None if it can."""
+        context = self.deps.context
+        name, arguments, call_id = call["name"], call["args"], id_of(call)
+        if call_id in bad:
+            error = unparseable(name, bad[call_id].raw, bad[call_id].problem_text)
+            return record_refusal(context, SUPERVISOR, name, bad[call_id].raw, error)
+        specialist = name.removeprefix(HANDOFF_PREFIX)
+        if not name.startswith(HANDOFF_PREFIX) or specialist not in self.deps.specialists:
+            error = unknown_tool(SUPERVISOR, name, self.deps.allowed[SUPERVISOR])
+            return record_refusal(context, SUPERVISOR, name, arguments, error)
+        task = arguments.get("task")
+        if not isinstance(task, str) or not task.strip():
+            error = ToolError(
+                tool=name,
+                kind="invalid_arguments",
+                message=f"{name} needs a task instruction.",
+                hint='Call it again as {"task": "<what the specialist should do>"}.',
+                problems=[
+                    FieldProblem(
+                        field="task",
+                        constraint="missing" if task is None else "string_type",
+                        message="a non-empty string is required",
+                        input=task,
+                    )
+                ],
+            )
+            return record_refusal(context, SUPERVISOR, name, arguments, error)
+        if taken:
+            return ToolRun(
+                name,
+                False,
+                "Skipped: one specialist at a time. Hand over again after the current report.",
+                0.0,
+            )
+        return None
+
+    def _no_usable_handoff(
+        self, state: AgentState, message: AIMessage, update: dict[str, Any], config: RunnableConfig
+    ) -> Command:
+        problem = Reply(message, "invalid_handoff", "no usable hand-off")
+        retries = state.get("retries", self.deps.max_retries)
+        left, _ = malformed(SUPERVISOR, problem, retries, config)
+        if left > 0:
+            return Command(update={**update, "retries": left}, goto=SUPERVISOR)
+        return final(
+            give_up_text(self.deps, Reply(None, "invalid_handoff", "no usable hand-off")),
+            "gave_up",
+            config,
+            {**update, "retries": 0},
+        )
+
+    def _route(
+        self, state: AgentState, target: Handoff, update: dict[str, Any], config: RunnableConfig
+    ) -> Command:
+        """Hand over to the target specialist, unless it had this request too often in a row."""
+        name, task, call_id = target
+        max_routes = self.deps.max_routes
+        streak = state.get("streak", 0) + 1 if state.get("last_routed") == name else 1
+        if streak > max_routes:
+            refusal = ToolMessage(
+                f"Refused: {name} already had this request {max_routes} times in a row.",
+                tool_call_id=call_id,
+                name=handoff_name(name),
+                status="error",
+            )
+            emit(
+                LoopStopped(
+                    thread_id=thread_of(config),
+                    agent=SUPERVISOR,
+                    specialist=name,
+                    routes=streak - 1,
+                )
+            )
+            text = (
+                f"I stopped: the request went to the {name} specialist {max_routes} times in "
+                "a row without being finished. Please rephrase it or split it into smaller steps."
+            )
+            update["messages"].append(refusal)
+            return final(text, "loop_stopped", config, update)
+        emit(Routed(thread_id=thread_of(config), agent=SUPERVISOR, specialist=name, task=task))
+        update["transcript"].append(entry("handoff", SUPERVISOR, task, specialist=name))
+        return Command(
+            update={
+                **update,
+                "active": name,
+                "task": task,
+                "handoff_id": call_id,
+                "work": [],
+                "last_routed": name,
+                "streak": streak,
+                "work_retries": self.deps.max_retries,
+                "reply_malformed": False,
+            },
+            goto=SPECIALIST,
+        )

@@ -1,0 +1,110 @@
+"""Which model the chat talks through: its `AgentRuntime`, built from a model spec, replaced when
+the engineer picks another model, and closed properly (after a run still unwinding).
+
+A runtime built from the settings follows them: when the settings dialog changes the model, the
+next run uses the new one. A runtime handed in (tests: a scripted model) is kept as it is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from workbench.agents import AgentRuntime, BackendError
+from workbench.core.context import AppContext
+from workbench.ui.chat.surface import ChatSurface, Spawn
+
+
+class RuntimeKeeper:
+    """Holds the chat's runtime so it can be closed even after the chat's widgets are deleted."""
+
+    def __init__(self) -> None:
+        self.runtime: AgentRuntime | None = None
+        self.run: asyncio.Task[Any] | None = None
+
+    def replace(self, runtime: AgentRuntime | None) -> None:
+        if self.runtime is not None and self.runtime is not runtime:
+            self.close_later(self.runtime)
+        self.runtime = runtime
+
+    def close_later(self, runtime: AgentRuntime) -> None:
+        # a run still unwinding (stopped, window closed) writes its totals first
+        if self.run is not None and not self.run.done():
+            self.run.add_done_callback(lambda _task: runtime.close())
+        else:
+            runtime.close()
+
+    def shutdown(self, *_: object) -> None:
+        """The chat is gone: stop its run and close its runtime (a Qt `destroyed` slot)."""
+        if self.run is not None:
+            self.run.cancel()
+        if self.runtime is not None:
+            self.close_later(self.runtime)
+            self.runtime = None
+
+
+class ModelChoice:
+    def __init__(
+        self,
+        context: AppContext,
+        surface: ChatSurface,
+        spawn: Spawn,
+        *,
+        from_settings: bool,
+    ) -> None:
+        self.context = context
+        self.surface = surface
+        self.spawn = spawn
+        self.keeper = RuntimeKeeper()
+        self.problem = ""  # why the wanted model cannot be used, for the engineer
+        self.from_settings = from_settings
+
+    @property
+    def runtime(self) -> AgentRuntime | None:
+        return self.keeper.runtime
+
+    def use(self, runtime: AgentRuntime) -> None:
+        """Talk through `runtime`; the chat closes it when it is replaced or the chat is gone."""
+        self.keeper.replace(runtime)
+        self.problem = ""
+        self.surface.show_model(runtime.model_spec)
+
+    def build(self, spec: str) -> bool:
+        """A runtime for `spec`; False (and `problem` says why) when it cannot be made."""
+        try:
+            runtime = AgentRuntime(self.context, spec)
+        except (BackendError, ValueError, OSError) as error:  # bad spec, missing key or file
+            self.problem = f"The model {spec!r} cannot be used: {error}"
+            self.surface.show_model(spec, self.problem)
+            return False
+        self.use(runtime)
+        return True
+
+    def choose(self, spec: str) -> None:
+        """The engineer picked another model: remembered in settings, used from the next run."""
+        try:
+            self.context.settings.model = spec
+        except ValueError as error:
+            self.surface.error(f"{spec!r} is not a model name the settings accept: {error}")
+            return
+        if self.build(spec):
+            self.from_settings = True
+            self.surface.note(f"Model: {spec}. The conversation continues with it.")
+            self.spawn(self._save_settings(), name="chat:save-settings")
+        else:
+            self.surface.error(self.problem)
+
+    async def _save_settings(self) -> None:
+        try:
+            await asyncio.to_thread(self.context.save_settings)
+        except OSError as error:
+            if self.surface.alive():
+                self.surface.error(f"The model choice could not be saved in the settings: {error}")
+
+    def current(self) -> AgentRuntime | None:
+        """The runtime for the next run; the settings dialog may have changed the model since."""
+        wanted = self.context.settings.model
+        runtime = self.runtime
+        if self.from_settings and runtime is not None and runtime.model_spec != wanted:
+            self.build(wanted)
+        return self.runtime

@@ -1,0 +1,299 @@
+"""The chat panel: the widgets of the chat, drawn on by its `ChatController`.
+
+The panel renders what the controller decides (it is the controller's `ChatSurface`) and forwards
+what the engineer does: a line typed, Stop, a conversation picked, a model chosen, a question
+answered, a dialog's yes or no. Background work runs as coroutines on the GUI's qasync loop
+(`start_task`): the window never waits, and run events reach the controller on the GUI thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtWidgets import (
+    QCompleter,
+    QDockWidget,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.agents import AgentRuntime, RunResult
+from workbench.agents.accounting import Conversation
+from workbench.agents.events import AgentEvent, InterruptRequested
+from workbench.core.context import AppContext
+from workbench.core.events import ToolCalled
+from workbench.core.tools import ToolOutcome
+from workbench.ui.async_loop import start_task
+from workbench.ui.bridge import gui_deliver, subscribe_in_gui
+from workbench.ui.chat.cards import ErrorCard, MessageBubble, NoteLine, QuestionCard, ToolCard
+from workbench.ui.chat.chat_view import ChatView
+from workbench.ui.chat.commands import completions
+from workbench.ui.chat.controller import ChatController
+from workbench.ui.chat.conversation_bar import ConversationBar
+from workbench.ui.chat.dialogs import agent_tool_dialog, tool_command_dialog
+from workbench.ui.chat.input_line import HistoryLineEdit
+from workbench.ui.chat.model_picker import ModelPicker
+from workbench.ui.chat.style import COLOURS
+from workbench.ui.chat.surface import Tone
+
+
+def plugin_with_view(context: AppContext, tool: str) -> str | None:
+    """The plugin `tool` comes from, if that plugin has views (its cards then open one)."""
+    owner = context.registry.owner(tool)
+    plugin = context.plugins.plugins.get(owner)
+    return owner if plugin is not None and plugin.views else None
+
+
+class ChatPanel(QWidget):
+    tool_finished = Signal(object)  # ToolOutcome of a /tool command, once shown
+    run_finished = Signal(object)  # RunResult, or None when the run was stopped
+    conversation_loaded = Signal(str)  # thread id, once its transcript is shown
+    conversations_listed = Signal(list)  # thread ids, newest first
+    exported = Signal(str)  # path written
+    open_plugin_view = Signal(str)  # plugin name: the window shows that plugin's first view
+
+    def __init__(
+        self,
+        context: AppContext,
+        parent: QWidget | None = None,
+        *,
+        runtime: AgentRuntime | None = None,
+    ) -> None:
+        """`runtime`: talk through it (tests: a scripted model), else the settings' model."""
+        super().__init__(parent)
+        self.context = context
+        self.controller = ChatController(context, self, spawn=start_task, runtime=runtime)
+        self._gui_thread = threading.get_ident()
+        self._question: QuestionCard | None = None
+        self._approval_box: QMessageBox | None = None
+        self._confirmations: list[QMessageBox] = []  # /tool confirmations
+        self._build_widgets()
+        self._lay_out()
+        subscribe_in_gui(context.bus, ToolCalled, self.controller.tools.noticed, self)
+        # the keeper, not the panel: it must outlive the panel to close the runtime
+        self.destroyed.connect(self.controller.models.keeper.shutdown)
+        self.controller.start()
+
+    def _build_widgets(self) -> None:
+        controller = self.controller
+        self.conversation_bar = ConversationBar(self)
+        self.conversation_bar.chosen.connect(controller.open_conversation)
+        self.conversation_bar.new_requested.connect(controller.new_conversation)
+        self.conversation_bar.export_requested.connect(controller.export_requested)
+        self.view = ChatView(self)
+        self.model_picker = ModelPicker(self.context, self)
+        self.model_picker.chosen.connect(controller.set_model)
+        self.token_label = QLabel()
+        self.token_label.setObjectName("chat-tokens")
+        self.token_label.setStyleSheet(f"color: {COLOURS['note']};")
+        self.input = HistoryLineEdit()
+        self.input.setObjectName("chat-input")
+        self.input.setPlaceholderText("Message the agent, or /tool NAME {json}  (/help)")
+        self.input.returnPressed.connect(self.submit)
+        self.send_button = QPushButton("Send")
+        self.send_button.setObjectName("chat-send")
+        self.send_button.clicked.connect(self.submit)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setObjectName("chat-stop")
+        self.stop_button.setToolTip("Stop the agent's run (the conversation is kept)")
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self.stop)
+        self._completions = QStringListModel(self)
+        completer = QCompleter(self._completions, self)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.input.setCompleter(completer)
+        self._completions.setStringList(completions(self.context.registry.names()))
+
+    def _lay_out(self) -> None:
+        status = QHBoxLayout()
+        status.setContentsMargins(0, 0, 0, 0)
+        status.addWidget(self.model_picker)
+        status.addStretch(1)
+        status.addWidget(self.token_label)
+        row = QHBoxLayout()
+        row.addWidget(self.input, 1)
+        row.addWidget(self.send_button)
+        row.addWidget(self.stop_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.conversation_bar)
+        layout.addWidget(self.view, 1)
+        layout.addLayout(status)
+        layout.addLayout(row)
+
+    # -- the controller's state, for the window and tests ---------------------------------------
+    @property
+    def runtime(self) -> AgentRuntime | None:
+        return self.controller.runtime
+
+    @property
+    def thread_id(self) -> str | None:
+        return self.controller.thread_id
+
+    @property
+    def busy(self) -> bool:
+        return self.controller.busy
+
+    def transcript_text(self) -> str:
+        self.controller.transcript.flush()
+        return self.view.plain_text()
+
+    # -- the engineer's actions -----------------------------------------------------------------
+    def submit(self) -> None:
+        text = self.input.text().strip()
+        if not text:
+            return
+        self.input.remember(text)
+        self.input.clear()
+        self.controller.handle(text)
+
+    def stop(self) -> None:
+        self.controller.stop()
+
+    def _card_activated(self, tool: str) -> None:
+        plugin = plugin_with_view(self.context, tool)
+        if plugin:
+            self.open_plugin_view.emit(plugin)
+
+    # -- ChatSurface: what the controller shows -------------------------------------------------
+    def alive(self) -> bool:
+        return shiboken6.isValid(self)
+
+    def deliver_event(self, event: AgentEvent) -> None:
+        self._on_agent_event(event)
+
+    def _on_agent_event(self, event: AgentEvent) -> None:
+        if threading.get_ident() != self._gui_thread:  # never expected under qasync; be safe
+            gui_deliver(self._on_agent_event, event)
+            return
+        if shiboken6.isValid(self):
+            self.controller.on_agent_event(event)
+
+    def note(self, text: str, tone: Tone = "note") -> None:
+        self.view.add(NoteLine(text, colour=COLOURS[tone]))
+
+    def user_message(self, text: str) -> None:
+        self.view.add(MessageBubble("You", text, role="you"))
+
+    def error(
+        self, text: str, action: str = "", on_action: Callable[[], None] | None = None
+    ) -> None:
+        card = ErrorCard(text, action)
+        if on_action is not None:
+            card.action.connect(on_action)
+        self.view.add(card)
+
+    def message(self, who: str, text: str = "", *, agent: str = "", role: str) -> MessageBubble:
+        bubble = MessageBubble(who, text, agent=agent, role=role)
+        self.view.add(bubble)
+        return bubble
+
+    def tool_card(self, tool: str, arguments: Any, agent: str) -> ToolCard:
+        linked = plugin_with_view(self.context, tool)
+        card = ToolCard(tool, arguments, agent=agent, linked_plugin=linked)
+        card.activated.connect(self._card_activated)
+        self.view.add(card)
+        return card
+
+    def clear(self) -> None:
+        self.view.clear()
+
+    def show_tokens(self, tokens_in: int, tokens_out: int) -> None:
+        self.token_label.setText(f"{tokens_in + tokens_out:,} tokens")
+        self.token_label.setToolTip(
+            f"This conversation: {tokens_in:,} input + {tokens_out:,} output tokens, "
+            "as the model backend reported them"
+        )
+
+    def show_busy(self, busy: bool) -> None:
+        self.stop_button.setEnabled(busy)
+        self.conversation_bar.setEnabled(not busy)
+        self.model_picker.setEnabled(not busy)  # Send stays: /tool commands work meanwhile
+
+    def show_model(self, spec: str, problem: str = "") -> None:
+        self.model_picker.set_model(spec, problem)
+
+    def show_conversations(
+        self, conversations: Sequence[Conversation], current: str | None
+    ) -> None:
+        self.conversation_bar.set_conversations(conversations, current)
+
+    def enable_conversations(self, enabled: bool) -> None:
+        self.conversation_bar.setEnabled(enabled)
+
+    def ask_question(self, question: str, agent: str) -> None:
+        card = QuestionCard(question, agent)
+        self.view.add(card)
+        card.answered.connect(self._question_answered)
+        self._question = card
+        card.answer.setFocus()
+
+    def _question_answered(self, text: str) -> None:
+        self._question = None
+        self.controller.answer_question(text)
+
+    def fill_answer(self, text: str) -> None:
+        card = self._question
+        if card is not None and shiboken6.isValid(card):
+            card.submit(text)  # answers through the card: it shows the answer as given
+
+    def ask_approval(self, event: InterruptRequested) -> None:
+        box = agent_tool_dialog(self, event)
+        self._approval_box = box
+
+        def answered(result: int) -> None:
+            self._approval_box = None
+            box.deleteLater()
+            self.controller.approval_given(event, result == QMessageBox.StandardButton.Yes)
+
+        box.finished.connect(answered)
+        box.open()
+
+    def raise_approval(self) -> None:
+        if self._approval_box is not None:
+            self._approval_box.raise_()
+
+    def confirm_tool(self, name: str, arguments: dict[str, Any], why: str) -> None:
+        box = tool_command_dialog(self, name, arguments, why)
+        self._confirmations.append(box)
+
+        def answered(result: int) -> None:
+            self._confirmations.remove(box)
+            box.deleteLater()
+            approved = result == QMessageBox.StandardButton.Yes
+            self.controller.tools.confirmed(name, arguments, approved)
+
+        box.finished.connect(answered)
+        box.open()
+
+    # -- what the controller reports, as signals ------------------------------------------------
+    def on_run_finished(self, result: RunResult | None) -> None:
+        self.run_finished.emit(result)
+
+    def on_tool_finished(self, outcome: ToolOutcome) -> None:
+        self.tool_finished.emit(outcome)
+
+    def on_conversation_loaded(self, thread_id: str) -> None:
+        self.conversation_loaded.emit(thread_id)
+
+    def on_conversations_listed(self, thread_ids: list[str]) -> None:
+        self.conversations_listed.emit(thread_ids)
+
+    def on_exported(self, path: str) -> None:
+        self.exported.emit(path)
+
+
+class ChatDock(QDockWidget):
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__("Chat", parent)
+        self.setObjectName("chat-dock")
+        self.panel = ChatPanel(context, self)
+        self.setWidget(self.panel)
