@@ -43,3 +43,14 @@ def test_no_function_is_over_80_lines() -> None:
                 if length > MAX_FUNCTION_LINES:
                     long[f"{path.relative_to(ROOT).as_posix()}:{node.lineno} {node.name}"] = length
     assert not long, f"functions over {MAX_FUNCTION_LINES} lines: {long}"
+
+
+def test_production_code_narrows_types_without_assert() -> None:
+    """`python -O` drops asserts: a check that guards behaviour must be an `if` that raises."""
+    found = [
+        f"{path.relative_to(ROOT).as_posix()}:{node.lineno}"
+        for path in _source_files()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Assert)
+    ]
+    assert not found, f"assert statements in production code: {found}"

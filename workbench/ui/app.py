@@ -37,7 +37,8 @@ def run_gui(argv: list[str]) -> int:
     """Run the GUI until its window closes; `argv` holds the arguments after the program name."""
     options, qt_arguments = parse_arguments(argv)
     app = QApplication.instance() or QApplication([sys.argv[0], *qt_arguments])
-    assert isinstance(app, QApplication)
+    if not isinstance(app, QApplication):  # a QCoreApplication made by someone else
+        raise RuntimeError("Workbench's window needs a QApplication; another kind already runs")
     app.setApplicationName("Workbench")
     app.setApplicationVersion(workbench.__version__)
     app.setOrganizationName("workbench")

@@ -108,7 +108,8 @@ class FieldEditor:
             return widget.currentData()
         if isinstance(widget, QPlainTextEdit):
             return [line.strip() for line in widget.toPlainText().splitlines() if line.strip()]
-        assert isinstance(widget, QLineEdit)
+        if not isinstance(widget, QLineEdit):
+            raise TypeError(f"a settings field has an unexpected widget: {type(widget).__name__}")
         text = widget.text()
         if self.optional and not text.strip():
             return None
