@@ -44,7 +44,7 @@ def closed(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
             flush()
         out.append(message)
         if isinstance(message, AIMessage):
-            pending = {call["id"] or "": call["name"] for call in message.tool_calls}
+            pending = {id_of(call): call["name"] for call in message.tool_calls}
     flush()
     return out
 
