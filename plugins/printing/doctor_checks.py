@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any
 from workbench.core.doctor import Check, CheckResult, module_check
 from workbench.core.secrets import SERVICE, SecretUnavailable
 from workbench.core.settings import SettingsError
-from workbench_plugins.printing.config import PrintingSettings, prusalink_secret_key
-from workbench_plugins.printing.printers import MissingSecret, is_url, prusalink_client
+from workbench_plugins.printing.config import PrinterProfile, PrintingSettings
 from workbench_plugins.printing.profiles import DEFAULT_BUNDLE
 from workbench_plugins.printing.prusalink import (
     PrusaLinkAuthError,
@@ -25,6 +24,7 @@ from workbench_plugins.printing.prusalink import (
     PrusaLinkUnreachable,
     RetryPolicy,
 )
+from workbench_plugins.printing.prusalink_access import MissingSecret, prusalink_client
 from workbench_plugins.printing.serial_port import PortBusy, SerialHostError, firmware_handshake
 
 if TYPE_CHECKING:
@@ -51,20 +51,20 @@ def check_printers(context: AppContext) -> list[CheckResult]:
         settings = context.settings.plugin("printing", PrintingSettings)
     except SettingsError as invalid:  # the message names the field and what to fix
         return [CheckResult("printers", "fail", f"not checked: {invalid}")]
-    names = list(dict.fromkeys([*context.settings.printers, settings.prusalink_url]))
-    names = [name for name in names if name]
-    if not names:
+    profiles = settings.profiles(context.settings.printers)
+    if not profiles:
         return [CheckResult("printers", "ok", "none configured")]
     return [
-        check_prusalink(name, settings) if is_url(name) else check_serial(name, settings)
-        for name in names
+        check_prusalink(profile) if profile.transport == "prusalink" else check_serial(profile)
+        for profile in profiles
     ]
 
 
-def check_serial(port: str, settings: PrintingSettings) -> CheckResult:
-    name = f"printer {port}"
+def check_serial(profile: PrinterProfile) -> CheckResult:
+    port = profile.address
+    name = f"printer {profile.name}"
     try:
-        firmware = firmware_handshake(port, settings.serial_baudrate, SERIAL_TIMEOUT_S)
+        firmware = firmware_handshake(port, profile.baudrate, SERIAL_TIMEOUT_S)
     except PortBusy as busy:
         return CheckResult(
             name,
@@ -84,14 +84,12 @@ def check_serial(port: str, settings: PrintingSettings) -> CheckResult:
     return CheckResult(name, "ok", f"answered M115: {firmware}")
 
 
-def check_prusalink(url: str, settings: PrintingSettings) -> CheckResult:
-    name = f"printer {url}"
-    store_key = f"keyring set {SERVICE} '{prusalink_secret_key(url, settings.prusalink_auth)}'"
+def check_prusalink(profile: PrinterProfile) -> CheckResult:
+    name = f"printer {profile.name}"
+    store_key = f"keyring set {SERVICE} '{profile.secret_key}'"
     not_prusalink = "Check that the address is the printer's PrusaLink."
     try:
-        client = prusalink_client(
-            url, settings, timeout_s=HTTP_TIMEOUT_S, retry=RetryPolicy(attempts=1)
-        )
+        client = prusalink_client(profile, timeout_s=HTTP_TIMEOUT_S, retry=RetryPolicy(attempts=1))
         version = _run_async(_version(client))
     except (MissingSecret, SecretUnavailable) as missing:
         return CheckResult(name, "fail", f"no key in the keyring: {missing}", store_key)

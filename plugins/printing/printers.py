@@ -15,11 +15,13 @@ import threading
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
+__all__ = ["PrinterEvent", "PrinterManager", "is_url", "manager_for"]
+
 from workbench.core.events import Event
-from workbench.core.secrets import SERVICE, get_secret
-from workbench_plugins.printing.config import PrintingSettings, prusalink_secret_key
+from workbench_plugins.printing.config import PrinterProfile, PrintingSettings, is_url
 from workbench_plugins.printing.print_job import HostSnapshot
-from workbench_plugins.printing.prusalink import PrusaLinkClient, PrusaLinkError
+from workbench_plugins.printing.prusalink import PrusaLinkClient
+from workbench_plugins.printing.prusalink_access import prusalink_client
 from workbench_plugins.printing.serial_host import SerialHost
 
 if TYPE_CHECKING:
@@ -32,10 +34,6 @@ class PrinterEvent(Event):
     printer: str
     kind: str  # "status" | "temperature" | "disconnect" | "rx"
     snapshot: dict[str, Any]
-
-
-def is_url(printer: str) -> bool:
-    return printer.startswith(("http://", "https://"))
 
 
 class PrinterManager:
@@ -76,10 +74,15 @@ class PrinterManager:
     def settings(self) -> PrintingSettings:
         return self.app.settings.plugin("printing", PrintingSettings)
 
+    def profiles(self) -> list[PrinterProfile]:
+        return self.settings.profiles(self.app.settings.printers)
+
+    def profile(self, printer: str) -> PrinterProfile:
+        """The profile `printer` names (name or address); an unknown address gets defaults."""
+        return self.settings.profile(printer, self.app.settings.printers)
+
     def known(self) -> list[str]:
-        names = list(self.app.settings.printers)
-        if self.settings.prusalink_url and self.settings.prusalink_url not in names:
-            names.append(self.settings.prusalink_url)
+        names = [profile.name for profile in self.profiles()]
         names += [port for port in self.hosts if port not in names]
         return names
 
@@ -98,8 +101,8 @@ class PrinterManager:
             await host.connect()
         return host
 
-    def prusalink(self, url: str) -> PrusaLinkClient:
-        return prusalink_client(url, self.settings)
+    def prusalink(self, printer: str) -> PrusaLinkClient:
+        return prusalink_client(self.profile(printer))
 
     def _publish(self, port: str, kind: str, snapshot: HostSnapshot) -> None:
         if kind == "rx" and snapshot.message.startswith("ok") and "T:" not in snapshot.message:
@@ -109,24 +112,6 @@ class PrinterManager:
                 source=f"printer:{port}", printer=port, kind=kind, snapshot=snapshot.to_dict()
             )
         )
-
-
-class MissingSecret(PrusaLinkError):
-    """No API key or password for a PrusaLink host in the keyring."""
-
-
-def prusalink_client(url: str, settings: PrintingSettings, **options: Any) -> PrusaLinkClient:
-    """A client for `url` with its secret from the keyring (MissingSecret names the entry)."""
-    auth = settings.prusalink_auth
-    entry = prusalink_secret_key(url, auth)
-    secret = get_secret(entry)
-    if not secret:
-        what = "API key" if auth == "api_key" else "digest password"
-        raise MissingSecret(
-            f"No PrusaLink {what} for {url} in the keyring (service '{SERVICE}', entry "
-            f"'{entry}'). Store it there, e.g. `keyring set {SERVICE} '{entry}'`."
-        )
-    return PrusaLinkClient(url, secret, auth=auth, user=settings.prusalink_user, **options)
 
 
 _managers: dict[int, PrinterManager] = {}
