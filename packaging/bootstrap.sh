@@ -29,4 +29,6 @@ python=${PYTHON:-python3}
 # llama-cpp-python builds from source: a portable build (the native one crashes on some CPUs
 # here), and no wheel cache, which would ignore CMAKE_ARGS
 CMAKE_ARGS="-DGGML_NATIVE=OFF" .venv/bin/python -m pip install -q --no-cache-dir -e ".${extras}"
+# the test rigs others wrote (PrusaLink, OctoPrint's virtual printer) in venvs of their own
+[ "${1:-}" = "--dev" ] && bash packaging/rig-venvs.sh
 echo "bootstrap: ready (.venv${extras:+, $extras})" >&2

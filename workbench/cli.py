@@ -1,7 +1,7 @@
 """`workbench` opens the GUI; `workbench --headless <command>` never imports Qt.
 
 Headless commands: `bench` (benchmark suites), `tool` (call any registered tool with JSON), `doctor`
-(check the environment).
+(check the environment), `serve` (run the plugins' services, e.g. the printer host, until stopped).
 """
 
 from __future__ import annotations
@@ -9,7 +9,9 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import signal
 import sys
+import threading
 from contextlib import ExitStack
 from pathlib import Path
 from tempfile import TemporaryDirectory
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # imported when a command runs: `workbench` alone must start the GUI quickly
     from workbench.core.context import AppContext
 
-COMMANDS = ("bench", "tool", "doctor")
+COMMANDS = ("bench", "tool", "doctor", "serve")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -78,6 +80,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     commands.add_parser("doctor", help="check the environment; one line per check")
+    commands.add_parser(
+        "serve",
+        help="run the services plugins contribute (e.g. the printer host that keeps USB prints "
+        "going between commands) until Ctrl+C or SIGTERM",
+    )
     return parser
 
 
@@ -91,12 +98,28 @@ def main(argv: list[str] | None = None) -> int:
         from workbench.ui.app import run_gui  # the only place the CLI reaches Qt
 
         return run_gui(argv)
-    args = parser.parse_args(argv)
+    args = _parse(parser, argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     with ExitStack() as stack:
         context = _open_context(args, stack)
-        handler = {"bench": run_bench_command, "tool": run_tool_command, "doctor": run_doctor}
+        handler = {
+            "bench": run_bench_command,
+            "tool": run_tool_command,
+            "doctor": run_doctor,
+            "serve": run_serve,
+        }
         return handler[args.command](context, args)
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """Parse; `tool NAME --yes JSON` is taken as `tool NAME JSON --yes` (argparse would stop at
+    a flag between two optional positionals)."""
+    args, extra = parser.parse_known_args(argv)
+    if args.command == "tool" and args.name and args.arguments == "{}" and len(extra) == 1:
+        args.arguments = extra.pop()
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
 
 
 def _open_context(args: argparse.Namespace, stack: ExitStack) -> AppContext:
@@ -158,3 +181,34 @@ def run_bench_command(context: AppContext, args: argparse.Namespace) -> int:
         print(f"bench: model {choice.spec}: {choice.reason}", file=sys.stderr)
         args.models = [choice.spec]
     return bench_command(context, args)
+
+
+def run_serve(context: AppContext, args: argparse.Namespace) -> int:
+    """Start every service, wait for SIGINT or SIGTERM, stop them (saying what stopping did)."""
+    services = context.services()
+    if not services:
+        print("No installed plugin provides a service; there is nothing to serve.", file=sys.stderr)
+        return 1
+    stopping = threading.Event()
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, lambda *_: stopping.set())
+    started = []
+    try:
+        for service in services:
+            try:
+                service.start()
+            except Exception as error:  # another process serves it, or it cannot start: say so
+                print(f"Not serving: {error}", file=sys.stderr)
+                return 1
+            started.append(service)
+            print(service.describe(), flush=True)
+        print("Serving until Ctrl+C (SIGINT) or SIGTERM.", flush=True)
+        while not stopping.wait(0.5):
+            pass
+        busy = [line for service in started for line in service.busy()]
+        print("Stopping" + (": " + "; ".join(busy) if busy else "."), flush=True)
+    finally:
+        for service in reversed(started):
+            for line in service.stop():
+                print(line, flush=True)
+    return 0

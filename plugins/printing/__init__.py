@@ -1,16 +1,18 @@
 """Printing: slice with PrusaSlicer, print on a Prusa over USB serial or PrusaLink, safely.
 
-tools.py, agent.py      the tools and the printing specialist
-slicer.py, slicing.py   PrusaSlicer (the binary) and the slice tool's bookkeeping; profiles.py
-gate.py, gcode_meta.py  what may be printed: artifact lineage from a checked candidate
-printers.py, control.py one manager per configured printer; start, pause, resume, cancel
-prusalink.py            the PrusaLink HTTP client
-serial_host.py          a USB printer: serial_port.py (open, lock, handshake), serial_link.py
-                        (the port on the event loop), serial_protocol.py (line numbers, resends),
-                        print_job.py (the streamed file), temperatures.py
-emulator.py             a Marlin-like printer on a pseudo-terminal (tests, bench)
-doctor_checks.py        the doctor's real printer checks;  bench.py, perf.py: the printing bench
-views/                  the printer panel and the G-code preview (Qt)
+tools.py, agent.py         the tools and the printing specialist
+control.py, control_print  what the tools do: list, status, connect; print, pause, resume, cancel
+printers.py                the app's printers: profiles, PrusaLink clients, the way to the host
+service.py                 the printer host as a service (`serve`, the desktop app)
+config.py                  settings and printer profiles (secrets in the keyring);  outcomes.py
+                           what a printer reports back, whatever the transport
+gate.py                    what may be printed: a ready ledger candidate, or an override
+slicing/                   PrusaSlicer, presets, G-code metadata and layers
+usb/                       the USB serial host: streaming, resends, watchdog, pause, safe resume
+prusalink/                 the PrusaLink HTTP client and its actions
+host/                      the long-lived printer host owning the USB ports, and its socket
+doctor_checks.py           the doctor's real printer checks;  bench.py, perf.py: the bench
+views/                     the printer panel, printer settings, the G-code preview (Qt)
 """
 
 from workbench.core.plugins import Plugin, ViewSpec
@@ -33,4 +35,5 @@ plugin = Plugin(
     suites="workbench_plugins.printing.bench:suites",
     settings=PrintingSettings,
     checks="workbench_plugins.printing.doctor_checks:checks",
+    services="workbench_plugins.printing.service:services",
 )

@@ -80,7 +80,13 @@ class PrintingSettings(BaseModel):
     default_printer: str = Field("MK3S", description="Printer preset or alias (MK3S, MINI, ...)")
     serial_baudrate: int = Field(115200, gt=0, description="USB serial speed")
     printers: list[PrinterProfile] = Field(
-        default_factory=list, description="Printers, each with its own address and access"
+        default_factory=list,
+        description="Printers, each with its own address and access",
+        # the settings form shows a count and a button to this editor (core UI never imports it)
+        json_schema_extra={
+            "edited_in": "the Printer panel's Printers... dialog",
+            "editor": "workbench_plugins.printing.views.printer_settings:open_printer_settings",
+        },
     )
     prusalink_url: str = Field("", description="PrusaLink address, e.g. http://192.168.1.20")
     prusalink_auth: AuthMode = Field(

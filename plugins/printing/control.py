@@ -1,23 +1,35 @@
-"""Printer tools: list, status, and the physical actions (print, pause, resume, cancel).
+"""Printer tools that look and connect: list, status, connect, disconnect (and the shared models).
 
-Physical tools are `SideEffect.PHYSICAL`, so the registry refuses them until a person confirmed.
-They are async: the work runs on the printers' own loop (printers.PrinterManager).
+A printer is named by its profile's name or its address (PrinterManager.profile). USB requests go
+to the printer host (printers.PrinterManager.serial): this process when it hosts, else the host
+on the socket; without one, a USB printer is "not connected" and the message says how to start a
+host. PrusaLink printers answer over HTTP from any process. The physical actions are in
+control_print.py. Every tool is async: the work runs on the printers' own loop.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import asyncio
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from workbench.core.secrets import SecretUnavailable
 from workbench.core.tools import ToolContext, ToolFailure
-from workbench_plugins.printing.gate import check_print, record_override
-from workbench_plugins.printing.printers import PrinterManager, is_url, manager_for
-from workbench_plugins.printing.prusalink import PrusaLinkError
-from workbench_plugins.printing.serial_port import SerialHostError
-from workbench_plugins.printing.slicing import outputs_folder
+from workbench_plugins.printing.config import PrinterProfile
+from workbench_plugins.printing.host.protocol import HostUnavailable
+from workbench_plugins.printing.printers import NO_HOST, PrinterManager, manager_for
+from workbench_plugins.printing.prusalink.access import MissingSecret
+from workbench_plugins.printing.prusalink.client import (
+    PrusaLinkError,
+    PrusaLinkUnreachable,
+    RetryPolicy,
+)
+from workbench_plugins.printing.prusalink.control import prusalink_status
+from workbench_plugins.printing.usb.serial_port import SerialHostError
+
+# list_printers asks every PrusaLink printer: one that is off must not stall the list
+LIST_TIMEOUT_S = 3.0
 
 
 class _Args(BaseModel):
@@ -30,24 +42,19 @@ class NoArgs(_Args):
 
 class PrinterArgs(_Args):
     printer: str = Field(
-        ..., min_length=1, description="A serial port (/dev/ttyACM0) or a PrusaLink URL"
+        ...,
+        min_length=1,
+        description="A printer's name (list_printers), or its address: a serial port "
+        "(/dev/ttyACM0) or a PrusaLink URL",
     )
-
-
-class PrintArgs(PrinterArgs):
-    gcode_path: str = Field(..., min_length=1, description="G-code from slice_model")
-    candidate_id: str | None = Field(
-        None, description="Optional: the gate finds the candidate a sliced file was made from"
-    )
-    override: bool = Field(False, description="Print a non-ready candidate (engineer's word)")
-    override_reason: str = Field("", description="Why the engineer overrides readiness")
-    wait: bool = Field(False, description="Serial only: return when the print has finished")
 
 
 class PrinterInfo(BaseModel):
     printer: str
+    address: str
     kind: Literal["serial", "prusalink"]
     state: str
+    message: str = ""
 
 
 class PrinterList(BaseModel):
@@ -57,190 +64,178 @@ class PrinterList(BaseModel):
 
 class StatusResult(BaseModel):
     printer: str
+    address: str = ""
     state: str
     temperatures: dict[str, list[float]] = {}
     progress: float | None = None
     time_left_s: float | None = None
     file: str = ""
+    layer: int | None = None
     message: str = ""
+    # a USB print that cannot simply resume: the resume-from-layer plan the host offers
+    resume_offer: dict[str, Any] | None = None
 
 
-class ActionResult(BaseModel):
-    printer: str
-    action: str
-    state: str
-    message: str
-    candidate_id: str | None = None
-    ready: bool | None = None
-    overridden: bool = False
-    override_reason: str = ""
-    blocking: list[str] = []
-    ledger_evidence_id: int | None = None
+def not_connected_message(name: str, no_host: bool) -> str:
+    if no_host:
+        return f"{name} is not connected. {NO_HOST}"
+    return (
+        f"{name} is not connected. Connect it with connect_printer (or Connect in the Printer "
+        "panel); status never connects on its own, since opening the port resets an MK3."
+    )
 
 
-async def _on_printer(context: ToolContext, coroutine: Any) -> Any:
-    manager = manager_for(context.app)
+async def on_printers(manager: PrinterManager, coroutine: Any) -> Any:
+    """Run `coroutine` on the printers' loop; printer errors become ToolFailures (words only)."""
     try:
         return await manager.run(coroutine)
     except (SerialHostError, PrusaLinkError, SecretUnavailable) as error:
         raise ToolFailure(str(error)) from None
 
 
-def list_printers(args: NoArgs, context: ToolContext) -> PrinterList:
-    manager = manager_for(context.app)
-    found = []
-    for name in manager.known():
-        host = manager.hosts.get(name)
-        state = host.state.value if host else ("unknown" if is_url(name) else "not connected")
-        found.append(
-            PrinterInfo(printer=name, kind="prusalink" if is_url(name) else "serial", state=state)
-        )
-    message = (
-        f"{len(found)} printer(s)."
-        if found
-        else ("No printers configured: add serial ports or PrusaLink URLs to the printers setting.")
+def serial_status(name: str, snapshot: dict[str, Any], *, no_host: bool = False) -> StatusResult:
+    state = str(snapshot.get("state", "not connected"))
+    message = str(snapshot.get("message") or "")
+    if state == "not connected":
+        message = not_connected_message(name, no_host)
+    return StatusResult(
+        printer=name,
+        address=str(snapshot.get("port", "")),
+        state=state,
+        temperatures=snapshot.get("temperatures") or {},
+        progress=snapshot.get("progress"),
+        time_left_s=snapshot.get("time_left_s"),
+        file=str(snapshot.get("file") or ""),
+        layer=snapshot.get("layer"),
+        message=message,
+        resume_offer=snapshot.get("resume"),
     )
+
+
+# -- list ---------------------------------------------------------------------------------------
+async def list_printers(args: NoArgs, context: ToolContext) -> PrinterList:
+    manager = manager_for(context.app)
+    return await on_printers(manager, _list(manager))
+
+
+async def _list(manager: PrinterManager) -> PrinterList:
+    profiles = manager.profiles()
+    hosted: dict[str, dict[str, Any]] | None = None
+    try:
+        listed = await manager.serial("list")
+        hosted = {str(snap["port"]): snap for snap in listed.get("printers", [])}
+    except HostUnavailable:
+        pass
+    found = list(await asyncio.gather(*(_info(manager, p, hosted) for p in profiles)))
+    addresses = {profile.address for profile in profiles}
+    for port, snap in (hosted or {}).items():
+        if port not in addresses:  # connected by address, without a profile
+            found.append(
+                PrinterInfo(printer=port, address=port, kind="serial", state=snap["state"])
+            )
+    if not found:
+        message = (
+            "No printers configured: add one with the Printer panel's Printers... dialog "
+            "([[plugins.printing.printers]] in the settings)."
+        )
+    else:
+        message = f"{len(found)} printer(s)."
+        if hosted is None and any(info.kind == "serial" for info in found):
+            message += f" USB printers show as not connected: {NO_HOST}"
     return PrinterList(printers=found, message=message)
 
 
+async def _info(
+    manager: PrinterManager, profile: PrinterProfile, hosted: dict[str, dict[str, Any]] | None
+) -> PrinterInfo:
+    info = PrinterInfo(
+        printer=profile.name, address=profile.address, kind=profile.transport, state=""
+    )
+    if profile.transport == "serial":
+        snap = (hosted or {}).get(profile.address)
+        info.state = str(snap["state"]) if snap else "not connected"
+        info.message = str(snap.get("message") or "") if snap else ""
+        return info
+    try:
+        options = {"timeout_s": LIST_TIMEOUT_S, "retry": RetryPolicy(attempts=1)}
+        async with manager.prusalink(profile.name, **options) as client:
+            status = await asyncio.wait_for(
+                prusalink_status(client, profile.name), 2 * LIST_TIMEOUT_S
+            )
+        info.state, info.message = status.state, status.message
+    except MissingSecret as error:
+        info.state, info.message = "no key", str(error)
+    except PrusaLinkUnreachable as error:
+        info.state, info.message = f"unreachable: {error.last}", str(error)
+    except TimeoutError:
+        info.state = f"unreachable: no answer within {2 * LIST_TIMEOUT_S:.0f} s"
+    except (PrusaLinkError, SecretUnavailable) as error:
+        info.state, info.message = "error", str(error)
+    return info
+
+
+# -- status -------------------------------------------------------------------------------------
 async def get_printer_status(args: PrinterArgs, context: ToolContext) -> StatusResult:
     manager = manager_for(context.app)
-    if is_url(args.printer):
-        return await _on_printer(context, _prusalink_status(manager, args.printer))
-    host = manager.hosts.get(args.printer)
-    if host is None:
-        return StatusResult(
-            printer=args.printer,
-            state="not connected",
-            message="Not connected; opening the port resets an MK3, so status "
-            "does not connect on its own.",
-        )
-    snap = host.snapshot().to_dict()
-    return StatusResult(
-        printer=args.printer,
-        **{
-            k: snap[k]
-            for k in ("state", "temperatures", "progress", "time_left_s", "file", "message")
-        },
-    )
+    profile = manager.profile(args.printer)
+    if profile.transport == "prusalink":
+        return await on_printers(manager, _prusalink_status(manager, profile))
+    return await on_printers(manager, _serial_status(manager, profile))
 
 
-async def _prusalink_status(manager: PrinterManager, url: str) -> StatusResult:
-    async with manager.prusalink(url) as client:
-        status = await client.status()
-    printer, job = status.get("printer", {}), status.get("job") or {}
-    return StatusResult(
-        printer=url,
-        state=str(printer.get("state", "UNKNOWN")).lower(),
-        temperatures={
-            "nozzle": [printer.get("temp_nozzle", 0.0), printer.get("target_nozzle", 0.0)],
-            "bed": [printer.get("temp_bed", 0.0), printer.get("target_bed", 0.0)],
-        },
-        progress=(job["progress"] / 100) if "progress" in job else None,
-        time_left_s=job.get("time_remaining"),
-    )
+async def _serial_status(manager: PrinterManager, profile: PrinterProfile) -> StatusResult:
+    try:
+        snapshot = await manager.serial("status", printer=profile.address)
+    except HostUnavailable:
+        return serial_status(profile.name, {"port": profile.address}, no_host=True)
+    return serial_status(profile.name, snapshot)
 
 
-def print_file(args: PrintArgs, context: ToolContext) -> Path:
-    """The G-code read (the registry's `files`): relative paths in the printing outputs."""
-    return context.file(args.gcode_path, mode="read", base=outputs_folder(context))
+async def _prusalink_status(manager: PrinterManager, profile: PrinterProfile) -> StatusResult:
+    async with manager.prusalink(profile.name) as client:
+        status = await prusalink_status(client, profile.name)
+    return StatusResult(address=profile.address, **vars(status))
 
 
-async def upload_and_print(args: PrintArgs, context: ToolContext) -> ActionResult:
-    gcode = print_file(args, context)
-    if not gcode.is_file():
-        raise ToolFailure(f"The G-code {gcode} does not exist.", hint="Slice the model first.")
-    decision = check_print(
-        context.app.ledger,
-        context.app.store,
-        gcode,
-        args.candidate_id,
-        override=args.override,
-        reason=args.override_reason,
-    )
+# -- connect / disconnect -----------------------------------------------------------------------
+async def connect_printer(args: PrinterArgs, context: ToolContext) -> StatusResult:
     manager = manager_for(context.app)
-    if is_url(args.printer):
-        state = await _on_printer(context, _prusalink_print(manager, args.printer, gcode))
-    else:
-        state = await _on_printer(context, _serial_print(manager, args.printer, gcode, args.wait))
-    evidence = record_override(
-        context.app.ledger,
-        decision,
-        reason=args.override_reason,
-        printer=args.printer,
-        gcode=str(gcode),
-        tool_call_id=context.call_id,
-    )
-    note = f" Overridden readiness ({', '.join(decision.blocking)})." if decision.overridden else ""
-    return ActionResult(
-        printer=args.printer,
-        action="print",
-        state=state,
-        message=f"Printing {gcode.name} on {args.printer} ({state}).{note}",
-        candidate_id=decision.candidate_id,
-        ready=decision.ready,
-        overridden=decision.overridden,
-        override_reason=args.override_reason if decision.overridden else "",
-        blocking=decision.blocking,
-        ledger_evidence_id=evidence,
-    )
-
-
-async def _prusalink_print(manager: PrinterManager, url: str, gcode: Path) -> str:
-    async with manager.prusalink(url) as client:
-        await client.upload(gcode, print_after=True)
-        status = await client.status()
-    return str(status.get("printer", {}).get("state", "unknown")).lower()
-
-
-async def _serial_print(manager: PrinterManager, port: str, gcode: Path, wait: bool) -> str:
-    host = await manager.serial(port)
-    await host.start_print(gcode)
-    if wait:
-        await host.wait_idle(timeout=7 * 24 * 3600)
-        if host.job is None or not host.job.done:
-            raise SerialHostError(f"The print stopped: {host.message}")
-    return host.state.value
-
-
-async def _serial_action(manager: PrinterManager, port: str, action: str) -> str:
-    host = manager.hosts.get(port)
-    if host is None or not host.connected:
-        raise SerialHostError(f"The printer on {port} is not connected.")
-    if action == "pause":
-        host.pause()
-    elif action == "resume":
-        host.resume()
-    else:
-        host.abort()
-    return host.state.value
-
-
-async def _prusalink_action(manager: PrinterManager, url: str, action: str) -> str:
-    async with manager.prusalink(url) as client:
-        await {"pause": client.pause, "resume": client.resume, "cancel": client.stop}[action]()
-        status = await client.status()
-    return str(status.get("printer", {}).get("state", "unknown")).lower()
-
-
-def _action(action: str) -> Any:
-    async def run(args: PrinterArgs, context: ToolContext) -> ActionResult:
-        manager = manager_for(context.app)
-        job = (_prusalink_action if is_url(args.printer) else _serial_action)(
-            manager, args.printer, action
+    profile = manager.profile(args.printer)
+    if profile.transport == "prusalink":
+        status = await on_printers(manager, _prusalink_status(manager, profile))
+        status.message = f"PrusaLink needs no connection; {profile.name} answers: {status.message}"
+        return status
+    try:
+        snapshot = await manager.run(
+            manager.serial("connect", printer=profile.address, baudrate=profile.baudrate)
         )
-        state = await _on_printer(context, job)
-        return ActionResult(
-            printer=args.printer,
-            action=action,
-            state=state,
-            message=f"{action} sent to {args.printer}; it is now {state}.",
+    except HostUnavailable:
+        raise ToolFailure(f"Not connected: {NO_HOST}") from None
+    except SerialHostError as error:
+        raise ToolFailure(str(error)) from None
+    status = serial_status(profile.name, snapshot)
+    status.message = f"Connected to {profile.name}; it is {status.state}. {status.message}".strip()
+    return status
+
+
+async def disconnect_printer(args: PrinterArgs, context: ToolContext) -> StatusResult:
+    manager = manager_for(context.app)
+    profile = manager.profile(args.printer)
+    if profile.transport == "prusalink":
+        return StatusResult(
+            printer=profile.name,
+            address=profile.address,
+            state="not applicable",
+            message="PrusaLink printers are not held open; there is nothing to disconnect.",
         )
-
-    run.__name__ = f"{action}_print"
-    return run
-
-
-pause_print = _action("pause")
-resume_print = _action("resume")
-cancel_print = _action("cancel")
+    try:
+        snapshot = await manager.run(manager.serial("disconnect", printer=profile.address))
+    except HostUnavailable:
+        return serial_status(profile.name, {"port": profile.address}, no_host=True)
+    except SerialHostError as error:
+        raise ToolFailure(str(error)) from None
+    status = serial_status(profile.name, snapshot)
+    status.message = (
+        f"Disconnected {profile.name}; the port is free. Connect it again with connect_printer."
+    )
+    return status

@@ -1,9 +1,10 @@
 """Doctor checks of the printing plugin: the Prusa profiles, pyserial and every configured printer.
 
 A configured printer is really reached, never assumed: a serial port is opened and must answer
-M115 (the firmware handshake); a PrusaLink URL must answer /api/version with the key from the
-keyring. Each line says what failed (no answer, refused, timeout, wrong key, no key) and what to
-do. The core checks the PrusaSlicer CLI.
+M115 (the firmware handshake); a PrusaLink URL must answer /api/version and /api/v1/status with
+the key (or digest password) from the keyring, in the printer's own auth mode. The status is what
+proves the key: some firmware answers /api/version without one. Each line says what failed (no
+answer, refused, timeout, wrong key, no key) and what to do. The core checks the PrusaSlicer CLI.
 """
 
 from __future__ import annotations
@@ -17,15 +18,15 @@ from workbench.core.doctor import Check, CheckResult, module_check
 from workbench.core.secrets import SERVICE, SecretUnavailable
 from workbench.core.settings import SettingsError
 from workbench_plugins.printing.config import PrinterProfile, PrintingSettings
-from workbench_plugins.printing.profiles import DEFAULT_BUNDLE
-from workbench_plugins.printing.prusalink import (
+from workbench_plugins.printing.prusalink.access import MissingSecret, prusalink_client
+from workbench_plugins.printing.prusalink.client import (
     PrusaLinkAuthError,
     PrusaLinkError,
     PrusaLinkUnreachable,
     RetryPolicy,
 )
-from workbench_plugins.printing.prusalink_access import MissingSecret, prusalink_client
-from workbench_plugins.printing.serial_port import PortBusy, SerialHostError, firmware_handshake
+from workbench_plugins.printing.slicing.profiles import DEFAULT_BUNDLE
+from workbench_plugins.printing.usb.serial_port import PortBusy, SerialHostError, firmware_handshake
 
 if TYPE_CHECKING:
     from workbench.core.context import AppContext
@@ -86,15 +87,18 @@ def check_serial(profile: PrinterProfile) -> CheckResult:
 
 def check_prusalink(profile: PrinterProfile) -> CheckResult:
     name = f"printer {profile.name}"
-    store_key = f"keyring set {SERVICE} '{profile.secret_key}'"
+    enter_key = (
+        "Enter it in the Printer panel's Printers... dialog, or "
+        f"`keyring set {SERVICE} '{profile.secret_key}'`"
+    )
     not_prusalink = "Check that the address is the printer's PrusaLink."
     try:
         client = prusalink_client(profile, timeout_s=HTTP_TIMEOUT_S, retry=RetryPolicy(attempts=1))
-        version = _run_async(_version(client))
+        version, status = _run_async(_version_and_status(client))
     except (MissingSecret, SecretUnavailable) as missing:
-        return CheckResult(name, "fail", f"no key in the keyring: {missing}", store_key)
+        return CheckResult(name, "fail", f"no key in the keyring: {missing}", enter_key)
     except PrusaLinkAuthError as refused:
-        return CheckResult(name, "fail", f"bad key: {refused}", f"Store the right one: {store_key}")
+        return CheckResult(name, "fail", f"bad key: {refused}", f"The right one: {enter_key}")
     except PrusaLinkUnreachable as failed:
         return CheckResult(
             name,
@@ -104,19 +108,17 @@ def check_prusalink(profile: PrinterProfile) -> CheckResult:
             "that the printer is on with PrusaLink running, and the network.",
         )
     except PrusaLinkError as error:
-        if error.status == 403:  # some firmware refuses a wrong key with 403, not 401
-            return CheckResult(
-                name, "fail", f"bad key: {error}", f"Store the right one: {store_key}"
-            )
         return CheckResult(name, "fail", str(error), not_prusalink)
-    except ValueError as error:
-        detail = f"answered /api/version, but not with JSON ({error})"
+    except (ValueError, AttributeError) as error:
+        detail = f"answered, but not with PrusaLink's JSON ({error})"
         return CheckResult(name, "fail", detail, not_prusalink)
     server = version.get("text") or "PrusaLink"
+    what = "key" if profile.auth == "api_key" else f"digest user '{profile.user}'"
+    state = str((status.get("printer") or {}).get("state") or "unknown").lower()
     return CheckResult(
         name,
         "ok",
-        f"{server} {version.get('server', '')}, API {version.get('api', '?')}; key accepted",
+        f"{server}, API {version.get('api', '?')}; {what} accepted (/api/v1/status: {state})",
     )
 
 
@@ -127,12 +129,14 @@ def _unreachable(error: PrusaLinkUnreachable) -> str:
         "unreachable": "unreachable",
         "server": "the server failed",
     }[error.cause]
+    if error.last == "HTTP 503":  # PrusaLink answers so until it has found its printer
+        what = "PrusaLink answers but has no printer yet (starting, or the printer is off)"
     return f"{what} ({error.last})"
 
 
-async def _version(client: Any) -> dict[str, Any]:
+async def _version_and_status(client: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     async with client:
-        return await client.version()
+        return await client.version(), await client.status()
 
 
 def _run_async(coroutine: Coroutine[Any, Any, Any]) -> Any:

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from workbench_plugins.printing.emulator import EmulatorOptions, MarlinEmulator
-from workbench_plugins.printing.serial_host import SerialHost
+from workbench_plugins.printing.usb.emulator import EmulatorOptions, MarlinEmulator
+from workbench_plugins.printing.usb.serial_host import SerialHost
 
 
 def synthetic_gcode(path: Path, lines: int) -> Path:

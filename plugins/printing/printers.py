@@ -1,9 +1,15 @@
-"""The printers of one app: serial hosts and PrusaLink clients on one background asyncio loop.
+"""The printers of one app: where serial requests go, PrusaLink clients, and the printers' loop.
 
-Why a loop of its own: a serial print streams for hours, longer than any one tool call (headless
-`tool` calls each run on a short-lived loop) and independent of the GUI thread. Tools and the panel
-hand coroutines to this loop and await them without blocking; what the printers report is
-published on the app's event bus as `PrinterEvent`s (the panel subscribes with subscribe_in_gui).
+A USB print lives only as long as the process holding the port, so one process per user hosts the
+USB printers (host_server, host_ops): `workbench --headless serve`, or the desktop app when no
+such host runs. In every process the `PrinterManager` sends serial requests to that host; in the
+hosting process they go straight to its own printers. A one-shot process (a headless `tool` call)
+never hosts: without a host, a USB print is refused rather than dying with the command.
+
+Why a loop of its own: the printers (or the connection to their host) outlive any one tool call
+and must not depend on the GUI thread. Tools and the panel hand coroutines to this loop and await
+them without blocking; what the printers report is published on the app's event bus as
+`PrinterEvent`s (the panel subscribes with subscribe_in_gui), whichever process hosts them.
 """
 
 from __future__ import annotations
@@ -11,36 +17,56 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import logging
 import threading
 from collections.abc import Coroutine
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-__all__ = ["PrinterEvent", "PrinterManager", "is_url", "manager_for"]
+__all__ = ["NO_HOST", "PrinterEvent", "PrinterManager", "is_url", "manager_for"]
 
 from workbench.core.events import Event
 from workbench_plugins.printing.config import PrinterProfile, PrintingSettings, is_url
-from workbench_plugins.printing.print_job import HostSnapshot
-from workbench_plugins.printing.prusalink import PrusaLinkClient
-from workbench_plugins.printing.prusalink_access import prusalink_client
-from workbench_plugins.printing.serial_host import SerialHost
+from workbench_plugins.printing.host.client import HostClient
+from workbench_plugins.printing.host.ops import STOP_TIMEOUT_S, SerialPrinters
+from workbench_plugins.printing.host.protocol import (
+    HostAlreadyRunning,
+    HostUnavailable,
+    lock_path,
+    socket_path,
+)
+from workbench_plugins.printing.host.server import HostServer
+from workbench_plugins.printing.prusalink.access import prusalink_client
+from workbench_plugins.printing.prusalink.client import PrusaLinkClient
 
 if TYPE_CHECKING:
     from workbench.core.tool_host import ToolHost
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
+FOLLOW_RETRY_S = 2.0  # a client app looks for a (new) host this often
+NO_HOST = (
+    "No printer host runs, and a USB print lives only as long as the process holding the port. "
+    "Start one with `workbench --headless serve` (it runs until Ctrl+C), or open the desktop "
+    "app, then try again."
+)
 
 
 class PrinterEvent(Event):
     printer: str
-    kind: str  # "status" | "temperature" | "disconnect" | "rx"
+    kind: str  # "status" | "temperature" | "disconnect" | "rx" | "host" (the host came or went)
     snapshot: dict[str, Any]
 
 
 class PrinterManager:
     def __init__(self, app: ToolHost) -> None:
         self.app = app
-        self.hosts: dict[str, SerialHost] = {}
         self.window = 1
+        self.printers: SerialPrinters | None = None  # the USB printers, when this process hosts
+        self.server: HostServer | None = None
+        self.may_host = False  # the desktop app hosts when no other process does
+        self._client: HostClient | None = None
+        self._follower: concurrent.futures.Future[None] | None = None
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name="printing-io", daemon=True
@@ -55,19 +81,142 @@ class PrinterManager:
         """Await `coroutine` on the printers' loop from any other running loop."""
         return await asyncio.wrap_future(self.submit(coroutine))
 
-    def call_soon(self, function: Any, *args: Any) -> None:
-        self._loop.call_soon_threadsafe(function, *args)
-
     def close(self) -> None:
-        async def shut() -> None:
-            for host in self.hosts.values():
-                await host.disconnect()
+        """Stop following or hosting (running prints are stopped, heaters off) and the loop."""
+        if not self._loop.is_running():
+            return
+        if self._follower is not None:
+            self._follower.cancel()
+        with contextlib.suppress(Exception):  # closing down: what it did was logged
+            for line in self.submit(self.stop_hosting()).result(STOP_TIMEOUT_S + 10):
+                log.warning("%s", line)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5)
 
-        if self._loop.is_running():
-            with contextlib.suppress(Exception):  # closing down: nothing left to tell
-                self.submit(shut()).result(5)
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join(5)
+    # -- hosting ------------------------------------------------------------------------------
+    @property
+    def hosting(self) -> bool:
+        return self.printers is not None
+
+    @property
+    def client(self) -> HostClient:
+        """The way to the host's socket (made on first use: finding the runtime folder may fail
+        with a message for people, which a tool reports)."""
+        if self._client is None:
+            self._client = HostClient(socket_path(self.app.paths, create=False))
+        return self._client
+
+    @property
+    def socket(self) -> Path:
+        return self.client.socket
+
+    def host_here(self) -> None:
+        """Own the USB printers in this process and serve them on the socket (from any thread
+        but the loop's); HostAlreadyRunning names the process that already does."""
+        self.submit(self._start_hosting()).result(10)
+
+    async def _start_hosting(self) -> None:
+        if self.printers is not None:
+            return
+        paths = self.app.paths
+        server = HostServer(socket_path(paths), lock_path(paths), self._dispatch)
+        server.claim()
+        self.printers, self.server = SerialPrinters(self._heard, window=self.window), server
+        try:
+            await server.start()
+        except BaseException:
+            self.printers = self.server = None
+            server.release()
+            raise
+
+    async def stop_hosting(self) -> list[str]:
+        """Stop the printers this process hosts (running prints: stopped, heaters off) and the
+        socket; returns what was done, for people."""
+        printers, server = self.printers, self.server
+        if printers is None or server is None:
+            return []
+        self.printers = None  # from here on, requests are refused: nothing new starts
+        said = await printers.shutdown()
+        await server.stop()
+        self.server = None
+        return said
+
+    def busy(self) -> list[str]:
+        """The USB prints this process hosts (what closing it would stop); it only reads, so
+        any thread may ask without waiting for the printers' loop."""
+        printers = self.printers
+        return printers.busy() if printers else []
+
+    async def _dispatch(self, op: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        if self.printers is None:
+            raise HostUnavailable("this process stopped hosting the printers")
+        return await self.printers.call(op, arguments)
+
+    def _heard(self, port: str, kind: str, snapshot: dict[str, Any]) -> None:
+        self._publish(port, kind, snapshot)
+        if self.server is not None:
+            self.server.publish(
+                {"event": "printer", "printer": port, "kind": kind, "snapshot": snapshot}
+            )
+
+    def _publish(self, port: str, kind: str, snapshot: dict[str, Any]) -> None:
+        self.app.bus.publish(
+            PrinterEvent(source=f"printer:{port}", printer=port, kind=kind, snapshot=snapshot)
+        )
+
+    # -- serial requests, wherever the host is ------------------------------------------------
+    async def serial(self, op: str, **arguments: Any) -> dict[str, Any]:
+        """On the printers' loop: a host protocol request (host_ops) to whoever hosts; this
+        process first, then the host on the socket; the desktop app becomes the host when none
+        answers. HostUnavailable(NO_HOST) when nobody hosts."""
+        if self.printers is not None:
+            return await self.printers.call(op, arguments)
+        try:
+            return await self.client.call(op, **arguments)
+        except HostUnavailable:
+            if not self.may_host:
+                raise HostUnavailable(NO_HOST) from None
+        with contextlib.suppress(HostAlreadyRunning):  # another process was quicker: use it
+            await self._start_hosting()
+        if self.printers is not None:
+            return await self.printers.call(op, arguments)
+        return await self.client.call(op, **arguments)
+
+    async def host_info(self) -> dict[str, Any] | None:
+        """Who hosts the USB printers: this process, another one (its hello), or None."""
+        if self.server is not None:
+            return {**self.server.hello(), "here": True}
+        with contextlib.suppress(HostUnavailable):
+            return {**await self.client.hello(), "here": False}
+        return None
+
+    def follow_host(self) -> None:
+        """While another process hosts, republish its printer events on this app's bus (the
+        panel listens); the desktop app takes over hosting when that host stops. Idempotent."""
+        if self._follower is None or self._follower.done():
+            self._follower = self.submit(self._follow())
+
+    async def _follow(self) -> None:
+        while self.printers is None:
+            try:
+                hello = await self.client.follow(self._republish)
+                self._publish(
+                    "", "host", {"message": f"The printer host ({hello['host']}) stopped."}
+                )
+            except HostUnavailable:
+                if self.may_host:
+                    with contextlib.suppress(HostAlreadyRunning):
+                        await self._start_hosting()
+            except Exception:  # keep following: a broken host must not end the panel's updates
+                log.exception("following the printer host failed")
+            if self.printers is None:
+                await asyncio.sleep(FOLLOW_RETRY_S)
+
+    def _republish(self, event: dict[str, Any]) -> None:
+        if event.get("event") == "printer" and isinstance(event.get("snapshot"), dict):
+            self._publish(
+                str(event.get("printer", "")), str(event.get("kind", "")), event["snapshot"]
+            )
 
     # -- printers -----------------------------------------------------------------------------
     @property
@@ -82,36 +231,10 @@ class PrinterManager:
         return self.settings.profile(printer, self.app.settings.printers)
 
     def known(self) -> list[str]:
-        names = [profile.name for profile in self.profiles()]
-        names += [port for port in self.hosts if port not in names]
-        return names
+        return [profile.name for profile in self.profiles()]
 
-    async def serial(self, port: str, *, connect: bool = True) -> SerialHost:
-        """On the printers' loop: the host of `port`, connected if asked."""
-        host = self.hosts.get(port)
-        if host is None:
-            host = SerialHost(
-                port,
-                self.settings.serial_baudrate,
-                window=self.window,
-                listener=lambda kind, snap: self._publish(port, kind, snap),
-            )
-            self.hosts[port] = host
-        if connect and not host.connected:
-            await host.connect()
-        return host
-
-    def prusalink(self, printer: str) -> PrusaLinkClient:
-        return prusalink_client(self.profile(printer))
-
-    def _publish(self, port: str, kind: str, snapshot: HostSnapshot) -> None:
-        if kind == "rx" and snapshot.message.startswith("ok") and "T:" not in snapshot.message:
-            return  # one per line: too many for the bus; the terminal shows the rest
-        self.app.bus.publish(
-            PrinterEvent(
-                source=f"printer:{port}", printer=port, kind=kind, snapshot=snapshot.to_dict()
-            )
-        )
+    def prusalink(self, printer: str, **options: Any) -> PrusaLinkClient:
+        return prusalink_client(self.profile(printer), **options)
 
 
 _managers: dict[int, PrinterManager] = {}

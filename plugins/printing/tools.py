@@ -1,13 +1,24 @@
-"""The printer specialist's tools: slice, list, status, and the physical actions (confirmed)."""
+"""The printer specialist's tools: slice, list, status, connect, and the physical actions
+(confirmed)."""
 
 from __future__ import annotations
 
 from workbench.core.tools import SideEffect, Tool
-from workbench_plugins.printing import control
-from workbench_plugins.printing.slicing import SliceArgs, SliceResult, slice_model, slice_paths
+from workbench_plugins.printing import control, control_print
+from workbench_plugins.printing.slicing.slice_tool import (
+    SliceArgs,
+    SliceResult,
+    slice_model,
+    slice_paths,
+)
 
 
 def tools() -> list[Tool]:
+    return [*_looking(), *_acting()]
+
+
+def _looking() -> list[Tool]:
+    """Slicing, and the printer tools that only read or hold a port open."""
     return [
         Tool(
             "slice_model",
@@ -21,7 +32,8 @@ def tools() -> list[Tool]:
         ),
         Tool(
             "list_printers",
-            "The configured printers (serial ports and PrusaLink URLs) and their states.",
+            "The configured printers (name, USB port or PrusaLink URL) and the state each "
+            "reports now.",
             control.NoArgs,
             control.PrinterList,
             control.list_printers,
@@ -29,45 +41,80 @@ def tools() -> list[Tool]:
         ),
         Tool(
             "get_printer_status",
-            "Temperatures (nozzle, bed: actual and target), state, progress and time left.",
+            "Temperatures (nozzle, bed: actual and target), state, file, progress and time left; "
+            "for a USB print that cannot simply resume, the resume-from-layer offer.",
             control.PrinterArgs,
             control.StatusResult,
             control.get_printer_status,
             SideEffect.READ,
         ),
         Tool(
-            "upload_and_print",
-            "Send G-code to a printer and start printing (PrusaLink upload or USB streaming). "
-            "Prints only a G-code sliced from a ready ledger candidate's STL (found from the "
-            "file itself); anything else needs override=true with the engineer's reason.",
-            control.PrintArgs,
-            control.ActionResult,
-            control.upload_and_print,
+            "connect_printer",
+            "Open a USB printer's port through the printer host (this resets an MK3) so it can "
+            "be watched and printed on; after an unplug it finds the held print again.",
+            control.PrinterArgs,
+            control.StatusResult,
+            control.connect_printer,
             SideEffect.PHYSICAL,
-            files=control.print_file,
+        ),
+        Tool(
+            "disconnect_printer",
+            "Close a USB printer's port (refused while a print runs: cancel it first).",
+            control.PrinterArgs,
+            control.StatusResult,
+            control.disconnect_printer,
+            SideEffect.WRITE,
+        ),
+    ]
+
+
+def _acting() -> list[Tool]:
+    """The physical actions: confirmed by a person before they run."""
+    return [
+        Tool(
+            "upload_and_print",
+            "Send G-code to a printer and start printing (PrusaLink upload or USB streaming "
+            "through the printer host, which keeps printing after this call). Prints only a "
+            "G-code sliced from a ready ledger candidate's STL (found from the file itself); "
+            "anything else needs override=true with the engineer's reason.",
+            control_print.PrintArgs,
+            control_print.ActionResult,
+            control_print.upload_and_print,
+            SideEffect.PHYSICAL,
+            files=control_print.print_file,
         ),
         Tool(
             "pause_print",
-            "Pause the running print.",
+            "Pause the running print; the result says whether the printer confirmed it.",
             control.PrinterArgs,
-            control.ActionResult,
-            control.pause_print,
+            control_print.ActionResult,
+            control_print.pause_print,
             SideEffect.PHYSICAL,
         ),
         Tool(
             "resume_print",
-            "Resume a paused print (also after a USB reconnect).",
+            "Resume a paused print (after a USB reconnect it re-heats and homes first, or is "
+            "refused with a resume-from-layer offer).",
             control.PrinterArgs,
-            control.ActionResult,
-            control.resume_print,
+            control_print.ActionResult,
+            control_print.resume_print,
+            SideEffect.PHYSICAL,
+        ),
+        Tool(
+            "resume_from_layer",
+            "USB only: restart a held print from a layer (re-heat, home, go to the layer's "
+            "height, continue), as a refused resume offered.",
+            control_print.LayerArgs,
+            control_print.ActionResult,
+            control_print.resume_from_layer,
             SideEffect.PHYSICAL,
         ),
         Tool(
             "cancel_print",
             "Stop the print and turn the heaters off.",
             control.PrinterArgs,
-            control.ActionResult,
-            control.cancel_print,
+            control_print.ActionResult,
+            control_print.cancel_print,
             SideEffect.PHYSICAL,
         ),
     ]

@@ -70,6 +70,8 @@ def test_tool_list_and_call(sample_plugins) -> None:
     assert json.loads(refused.stdout)["error"]["kind"] == "confirmation_required"
     confirmed = workbench("--headless", "tool", "sample_actuate", "--yes")
     assert json.loads(confirmed.stdout)["ok"] is True
+    flag_first = workbench("--headless", "tool", "sample_add", "--yes", '{"a": 1, "b": 2}')
+    assert json.loads(flag_first.stdout)["result"] == {"total": 3.0}, flag_first.stderr
 
 
 def test_doctor_prints_one_line_per_check_with_fixes(sample_plugins) -> None:
@@ -105,3 +107,32 @@ def test_tool_running_a_worker_job_shows_progress(sample_plugins) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout)["result"] == {"counted": 50}
     assert "sample count" in done.stderr and "done" in done.stderr
+
+
+def test_serve_runs_the_services_without_qt_until_sigterm() -> None:
+    """`serve` runs the plugins' services (here the printer host) until SIGTERM, Qt-free."""
+    import signal
+    import time
+
+    process = subprocess.Popen(
+        [sys.executable, "-X", "importtime", "-m", "workbench", "--headless", "serve"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        said = []
+        deadline = time.monotonic() + 60
+        while not said or not said[-1].startswith("Serving until"):
+            line = process.stdout.readline()  # serve prints and flushes these lines at start
+            assert line and time.monotonic() < deadline, "".join(said)
+            said.append(line)
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err[-2000:]
+    assert any(line.startswith("Printer host: serving the USB printers") for line in said)
+    assert "Stopping." in out and "Printer host stopped" in out
+    assert not {"PySide6", "shiboken6", "qasync", "pyqtgraph"} & imported_modules(err)

@@ -1,5 +1,6 @@
 """doctor reaches every configured printer: the Marlin emulator on a pty (M115 handshake) and the
-PrusaLink rig (/api/version with the key from the keyring), and says what failed when it fails."""
+PrusaLink rig (/api/version and /api/v1/status with the key from the keyring, in the printer's
+own auth mode), and says what failed when it fails."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ from tests.rigs.prusalink_server import running_prusalink
 from workbench.core import secrets
 from workbench.core.doctor import CheckResult, run_checks
 from workbench_plugins.printing import doctor_checks as checks
-from workbench_plugins.printing.config import prusalink_secret_key
-from workbench_plugins.printing.serial_host import SerialHost
+from workbench_plugins.printing.config import PrinterProfile, prusalink_secret_key
+from workbench_plugins.printing.usb.serial_host import SerialHost
 
 KEY = "secret-key"  # the rig's API key
 
@@ -91,17 +92,44 @@ def test_prusalink_with_the_right_key_is_ok(context: Any) -> None:
         secrets.set_secret(prusalink_secret_key(server.url, "api_key"), KEY)
         line = printer_line(context, server.url)
         assert ("GET", "/api/version") in server.printer.requests
+        assert ("GET", "/api/v1/status") in server.printer.requests
     assert line.level == "ok", line.line()
     assert "PrusaLink (test rig)" in line.detail and KEY not in line.line()
+    assert "key accepted (/api/v1/status: idle)" in line.detail
 
 
 def test_prusalink_with_a_wrong_key_fails_as_bad_key(context: Any) -> None:
+    """PrusaLink 0.8.1 refuses a wrong X-Api-Key with 403 "Bad X-Api-Key." (issue 13, defect 8)."""
     with running_prusalink() as server:
         entry = prusalink_secret_key(server.url, "api_key")
         secrets.set_secret(entry, "not-the-key")
         line = printer_line(context, server.url)
-    assert line.level == "fail" and line.detail.startswith("bad key") and "401" in line.detail
-    assert entry in line.fix and "not-the-key" not in line.line()
+    assert line.level == "fail" and line.detail.startswith("bad key") and "HTTP 403" in line.detail
+    assert f"service 'workbench', entry '{entry}'" in line.detail
+    assert entry in line.fix and "Printers... dialog" in line.fix
+    assert "not-the-key" not in line.line()
+
+
+def test_a_wrong_key_is_caught_where_version_needs_none(context: Any) -> None:
+    """ "ok" means the key works: /api/version alone proves nothing where it is open."""
+    with running_prusalink(open_version=True) as server:
+        secrets.set_secret(prusalink_secret_key(server.url, "api_key"), "not-the-key")
+        line = printer_line(context, server.url)
+    assert line.level == "fail" and line.detail.startswith("bad key"), line.line()
+
+
+@pytest.mark.parametrize(("password", "level"), [("secret-pass", "ok"), ("wrong-pass", "fail")])
+def test_a_digest_printer_is_checked_in_its_own_auth_mode(password: str, level: str) -> None:
+    with running_prusalink(user="alice") as server:
+        profile = PrinterProfile(name="mk4", address=server.url, auth="digest", user="alice")
+        secrets.set_secret(profile.secret_key, password)
+        line = checks.check_prusalink(profile)
+        assert server.printer.challenges >= 1  # asked for digest: no X-Api-Key was sent
+    assert line.level == level and line.name == "printer mk4", line.line()
+    if level == "ok":
+        assert "digest user 'alice' accepted" in line.detail
+    else:
+        assert "HTTP 401" in line.detail and profile.secret_key in line.fix
 
 
 def test_prusalink_without_a_key_names_the_keyring_entry(context: Any) -> None:
@@ -128,3 +156,12 @@ def test_prusalink_that_does_not_answer_in_time_fails_as_timeout(context: Any) -
         server.printer.stall_next[:] = [2.0]
         line = printer_line(context, server.url)
     assert line.level == "fail" and line.detail.startswith("timeout")
+
+
+def test_prusalink_without_its_printer_says_so(context: Any) -> None:
+    """PrusaLink answers 503 until it has found the printer on its serial port."""
+    with running_prusalink() as server:
+        secrets.set_secret(prusalink_secret_key(server.url, "api_key"), KEY)
+        server.printer.fail_next[:] = [503]
+        line = printer_line(context, server.url)
+    assert line.level == "fail" and "has no printer yet" in line.detail, line.line()

@@ -66,6 +66,26 @@ def test_prusalink_url_with_a_password_names_its_keyring_entry() -> None:
         Settings().with_plugin("printing", sneaked)
 
 
+def test_a_printer_profile_url_with_a_password_names_its_own_keyring_entry() -> None:
+    """Each printer has its auth mode, so the entry named is that printer's (issue 13)."""
+    with pytest.raises(ValidationError) as refused:
+        PrintingSettings.model_validate(
+            {
+                "printers": [
+                    {"name": "mk3", "address": "http://192.168.1.20"},
+                    {
+                        "name": "mk4",
+                        "address": f"http://maker:{PASSWORD}@mk4.local/",
+                        "auth": "digest",
+                    },
+                ]
+            }
+        )
+    message = str(refused.value)
+    assert "service 'workbench'" in message and "'prusalink:http://mk4.local:password'" in message
+    assert PASSWORD not in message
+
+
 def test_user_names_and_ordinary_values_are_accepted(tmp_path: Path) -> None:
     settings = Settings(
         model="openai:gpt-4o@http://127.0.0.1:8000/v1",

@@ -43,7 +43,7 @@ def sliced_cube(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     import trimesh
 
-    from workbench_plugins.printing.profiles import resolve_presets, write_ini
+    from workbench_plugins.printing.slicing.profiles import resolve_presets, write_ini
 
     require_rig("prusa-slicer", shutil.which("prusa-slicer") is not None, SLICER_MISSING)
     folder = tmp_path_factory.mktemp("sliced")
@@ -72,7 +72,7 @@ def sliced_cube(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def short_gcode(sliced_cube: Path, tmp_path: Path) -> Path:
     """The first 1500 commands of the sliced cube (with its M73 progress lines)."""
-    from workbench_plugins.printing.gcode_meta import gcode_commands
+    from workbench_plugins.printing.slicing.gcode_meta import gcode_commands
 
     path = tmp_path / "short.gcode"
     path.write_text("\n".join(gcode_commands(sliced_cube)[:1500]) + "\n")

@@ -23,8 +23,8 @@ from pytestqt.qtbot import QtBot
 from tests.support.artifacts import artifact_folder
 from tests.ui.conftest import gui_loop  # noqa: F401  (a qasync loop for start_task)
 from workbench.ui.async_loop import running_tasks
-from workbench_plugins.printing.gcode_layers import GcodeError, GcodeLayers, read_layers
-from workbench_plugins.printing.gcode_meta import tail_values
+from workbench_plugins.printing.slicing.gcode_layers import GcodeError, GcodeLayers, read_layers
+from workbench_plugins.printing.slicing.gcode_meta import tail_values
 from workbench_plugins.printing.views import FAINT, STRONG, GcodePreview, PrinterPanel
 
 CUBE_MM = 20.0  # the sliced_cube fixture: a 20 mm cube, MK3S, 0.20mm QUALITY

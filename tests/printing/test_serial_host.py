@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from tests.rigs.marlin_emulator import executed_commands, running_emulator
-from workbench_plugins.printing.gcode_meta import gcode_commands
-from workbench_plugins.printing.print_job import HostState
-from workbench_plugins.printing.serial_host import SerialHost
-from workbench_plugins.printing.serial_port import SerialHostError
+from workbench_plugins.printing.slicing.gcode_meta import gcode_commands
+from workbench_plugins.printing.usb.print_job import HostState
+from workbench_plugins.printing.usb.serial_host import ResumePlan, ResumeRefused, SerialHost
+from workbench_plugins.printing.usb.serial_port import SerialHostError
 
-PRELUDE = {"M110 N0", "M155 S2"}
+PRELUDE = {"M110 N0", "M115", "M155 S2"}
 
 
 def file_part(executed: list[str]) -> list[str]:
@@ -38,17 +38,23 @@ def test_stream_with_checksum_errors_runs_every_line_once_in_order(
             return host
 
         host = asyncio.run(stream())
-        assert host.state is HostState.IDLE and host.job is not None and host.job.done
+        assert host.state is HostState.FINISHED and host.job is not None and host.job.done
+        assert host.snapshot().file == sliced_cube.name  # a finished print says so, and what
         injected = printer.errors_injected
     assert injected > len(expected) * 0.005  # the 1% really happened
     assert host.resends >= injected
     assert file_part(executed_commands(log)) == expected
 
 
-def test_unplug_mid_print_keeps_position_then_resume(short_gcode: Path, tmp_path: Path) -> None:
+def test_unplug_then_a_restarted_printer_resumes_only_from_a_layer(
+    short_gcode: Path, tmp_path: Path
+) -> None:
+    """The second emulator is a fresh printer (it says `start`): Z is unknown, plain resume is
+    refused with a "resume from layer N" plan, and resume_from_layer carries it out."""
     expected = gcode_commands(short_gcode)
     first_log, second_log = tmp_path / "first.log", tmp_path / "second.log"
     events: list[tuple[str, str]] = []
+    plans: list[ResumePlan] = []
 
     async def scenario() -> tuple[SerialHost, int]:
         with running_emulator(first_log, unplug_at_line=700) as printer:
@@ -66,12 +72,19 @@ def test_unplug_mid_print_keeps_position_then_resume(short_gcode: Path, tmp_path
         with pytest.raises(SerialHostError, match="not connected"):
             host.send_command("M105")
         with pytest.raises(SerialHostError, match="not connected"):
-            host.resume()
+            await host.resume()
         with running_emulator(second_log) as printer:  # plugged in again (new pty)
             host.port = printer.port
             await host.connect()
             assert host.state is HostState.PAUSED  # the user decides
-            host.resume()
+            with pytest.raises(ResumeRefused, match="restarted") as refused:
+                await host.resume()
+            plan = refused.value.plan
+            assert plan is not None and plan.layer == host.job.layer  # type: ignore[union-attr]
+            assert host.snapshot().to_dict()["resume"]["layer"] == plan.layer
+            plans.append(plan)
+            outcome = await host.resume_from_layer(plan.layer)  # type: ignore[arg-type]
+            assert outcome.confirmed, outcome
             await host.wait_idle(60)
         return host, kept
 
@@ -80,7 +93,9 @@ def test_unplug_mid_print_keeps_position_then_resume(short_gcode: Path, tmp_path
     first = file_part(executed_commands(first_log))
     assert len(first) == kept  # the position is exactly what ran before the unplug
     assert first == expected[:kept]
-    assert file_part(executed_commands(second_log)) == expected[kept:]
+    plan = plans[0]
+    assert plan.line <= kept
+    assert file_part(executed_commands(second_log)) == plan.commands + expected[plan.line :]
     assert host.job is not None and host.job.done
 
 
@@ -96,8 +111,8 @@ def test_unplug_then_abort_sends_nothing_of_the_file(short_gcode: Path, tmp_path
         with running_emulator(second_log) as printer:
             host.port = printer.port
             await host.connect()
-            host.abort()
-            await asyncio.sleep(0.3)
+            outcome = await host.abort()
+            assert outcome.confirmed and "heaters and fan off" in outcome.message
         assert host.job is None and host.state is HostState.IDLE
 
     asyncio.run(scenario())
@@ -120,12 +135,14 @@ def test_busy_temperatures_pause_resume_and_emergency_stop(tmp_path: Path) -> No
         await host.connect()
         await host.start_print(gcode)
         await asyncio.sleep(0.4)
-        host.pause()
-        await asyncio.sleep(0.3)
+        outcome = await host.pause()
+        assert outcome.confirmed and outcome.state == "paused", outcome
         paused_at = len(executed_commands(log))
+        assert executed_commands(log)[-1] == "M601"  # the emulator says Prusa-Firmware
         await asyncio.sleep(0.3)
-        assert len(executed_commands(log)) <= paused_at + 1  # at most the line in flight
-        host.resume()
+        assert len(executed_commands(log)) == paused_at
+        outcome = await host.resume()
+        assert outcome.confirmed and outcome.state == "printing", outcome
         await asyncio.sleep(0.3)
         assert len(executed_commands(log)) > paused_at
         host.emergency_stop()
@@ -153,7 +170,7 @@ def test_endless_line_is_capped_and_the_link_closed_saying_why() -> None:
     import os
     import tty
 
-    from workbench_plugins.printing.serial_port import MAX_LINE_BYTES
+    from workbench_plugins.printing.usb.serial_port import MAX_LINE_BYTES
 
     master, slave = os.openpty()
     tty.setraw(slave)

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from tests.printing.conftest import needs_slicer
-from workbench_plugins.printing.gcode_meta import parse_duration
-from workbench_plugins.printing.profiles import resolve_presets
+from workbench_plugins.printing.slicing.gcode_meta import parse_duration
+from workbench_plugins.printing.slicing.profiles import resolve_presets
 
 
 def beam_stl(folder: Path) -> Path:
@@ -43,7 +43,7 @@ def test_presets_resolve_inheritance_into_one_config() -> None:
 
 
 def test_unknown_preset_is_named() -> None:
-    from workbench_plugins.printing.profiles import ProfileError
+    from workbench_plugins.printing.slicing.profiles import ProfileError
 
     with pytest.raises(ProfileError, match=r"no print preset '0\.99mm NOPE'"):
         resolve_presets("MK3S", "0.99mm NOPE")
@@ -122,8 +122,8 @@ def test_bad_meshes_give_clear_errors(app: object, tmp_path: Path, mesh: str, me
 @needs_slicer
 def test_slicing_can_be_cancelled(app: object, cube_stl: Path) -> None:
     from workbench.core.jobs import JobCancelled
-    from workbench_plugins.printing.profiles import write_ini
-    from workbench_plugins.printing.slicer import slice_job
+    from workbench_plugins.printing.slicing.profiles import write_ini
+    from workbench_plugins.printing.slicing.slicer import slice_job
 
     presets = resolve_presets("MK3S")
     ini = write_ini(presets, cube_stl.with_suffix(".ini"))

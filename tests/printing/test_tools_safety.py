@@ -5,6 +5,7 @@ serial path through the same registry calls."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -98,7 +99,9 @@ def test_confirmed_prusalink_print_pause_resume_cancel_and_status(
         confirmed=True,
     )
     assert done.ok, done.error
-    assert done.result["state"] == "printing"
+    assert done.result["state"] == "printing" and done.result["confirmed"]
+    printing = call("get_printer_status", {"printer": url}, caller="agent")
+    assert printing.result["file"] == "part.gcode"  # defect 9: the status names the file
     for tool, state in [
         ("pause_print", "paused"),
         ("resume_print", "printing"),
@@ -106,6 +109,7 @@ def test_confirmed_prusalink_print_pause_resume_cancel_and_status(
     ]:
         outcome = call(tool, {"printer": url}, caller="agent", confirmed=True)
         assert outcome.ok and outcome.result["state"] == state, outcome.error
+        assert outcome.result["confirmed"]  # defect 7: the state the printer then reported
     status = call("get_printer_status", {"printer": url}, caller="agent")
     assert status.ok and status.result["state"] == "stopped"
     assert status.result["temperatures"]["nozzle"] == [25.0, 0.0]
@@ -121,7 +125,9 @@ def test_missing_or_wrong_key_is_a_clear_tool_error(app: object, gcode: Path) ->
         outcome = app.registry.call(  # type: ignore[attr-defined]
             "get_printer_status", {"printer": server.url}, caller="agent"
         )
-        assert not outcome.ok and "refused the API key (HTTP 401)" in outcome.error.message
+        message = outcome.error.message  # PrusaLink 0.8.1 answers 403 "Bad X-Api-Key."
+        assert not outcome.ok and "refused the API key (HTTP 403" in message
+        assert prusalink_secret_key(server.url, "api_key") in message
 
 
 def test_not_ready_candidate_is_refused_unless_overridden(
@@ -263,6 +269,10 @@ def test_slice_model_files_are_confined(app: object, cube_stl: Path, tmp_path: P
 
 
 def test_serial_print_through_the_registry(app: object, gcode: Path, tmp_path: Path) -> None:
+    """In the hosting process (as in the desktop app): print and wait, then read the status."""
+    from workbench_plugins.printing.printers import manager_for
+
+    manager_for(app).host_here()
     tie(app, gcode, candidate(app, watertight=True))
     log = tmp_path / "executed.log"
     with running_emulator(log) as printer:
@@ -273,12 +283,79 @@ def test_serial_print_through_the_registry(app: object, gcode: Path, tmp_path: P
             confirmed=True,
         )
         assert outcome.ok, outcome.error
+        assert outcome.result["state"] == "finished" and outcome.result["confirmed"]
+        assert outcome.result["message"] == f"Printed part.gcode on {printer.port}: finished."
         status = app.registry.call(  # type: ignore[attr-defined]
             "get_printer_status", {"printer": printer.port}, caller="agent"
         )
-    assert status.result["progress"] == 1.0 and status.result["state"] == "idle"
-    executed = [c for c in executed_commands(log) if c not in ("M110 N0", "M155 S2")]
-    assert executed == [line for line in gcode.read_text().splitlines()]
+    assert status.result["progress"] == 1.0 and status.result["file"] == "part.gcode"
+    lines = gcode.read_text().splitlines()
+    assert executed_commands(log)[-len(lines) :] == lines  # after the link's own set-up
+
+
+def test_without_a_printer_host_a_usb_print_is_refused_and_nothing_is_sent(
+    app: object, gcode: Path, tmp_path: Path
+) -> None:
+    """Defect 3 (one-shot process): a print that would die with the command never starts."""
+    log = tmp_path / "executed.log"
+    with running_emulator(log) as printer:
+        outcome = app.registry.call(  # type: ignore[attr-defined]
+            "upload_and_print",
+            {
+                "printer": printer.port,
+                "gcode_path": str(gcode),
+                "override": True,
+                "override_reason": "test",
+            },
+            caller="cli",
+            confirmed=True,
+        )
+        connect = app.registry.call(  # type: ignore[attr-defined]
+            "connect_printer", {"printer": printer.port}, caller="cli", confirmed=True
+        )
+    assert not outcome.ok and "No printer host runs" in outcome.error.message
+    assert "`workbench --headless serve`" in outcome.error.message
+    assert "desktop app" in outcome.error.message
+    assert not connect.ok and "`workbench --headless serve`" in connect.error.message
+    assert executed_commands(log) == []  # the port was never even opened
+
+
+def test_not_connected_always_names_the_next_step(app: object, tmp_path: Path) -> None:
+    """Defect 6: status and actions on a printer nobody connected say what to do."""
+    from workbench_plugins.printing.printers import manager_for
+
+    call = app.registry.call  # type: ignore[attr-defined]
+    lonely = call("get_printer_status", {"printer": "/dev/ttyUSB7"}, caller="cli")
+    assert lonely.ok and lonely.result["state"] == "not connected"
+    assert "`workbench --headless serve`" in lonely.result["message"]
+    manager_for(app).host_here()
+    hosted = call("get_printer_status", {"printer": "/dev/ttyUSB7"}, caller="cli")
+    assert hosted.result["state"] == "not connected"
+    assert "connect_printer" in hosted.result["message"]
+    paused = call("pause_print", {"printer": "/dev/ttyUSB7"}, caller="cli", confirmed=True)
+    assert not paused.ok and "connect_printer" in paused.error.message
+
+
+def test_connect_and_disconnect_without_printing(app: object, tmp_path: Path) -> None:
+    """Defect 6: a USB printer can be connected (and disconnected) without starting a print."""
+    from workbench_plugins.printing.printers import manager_for
+
+    manager_for(app).host_here()
+    call = app.registry.call  # type: ignore[attr-defined]
+    log = tmp_path / "executed.log"
+    with running_emulator(log) as printer:
+        connected = call("connect_printer", {"printer": printer.port}, caller="cli", confirmed=True)
+        assert connected.ok, connected.error
+        assert connected.result["state"] == "idle" and "Connected" in connected.result["message"]
+        listed = call("list_printers", {}, caller="cli")
+        assert {"printer": printer.port, "state": "idle"}.items() <= listed.result["printers"][
+            0
+        ].items()
+        gone = call("disconnect_printer", {"printer": printer.port}, caller="cli")
+        assert gone.ok and gone.result["state"] == "not connected"
+        status = call("get_printer_status", {"printer": printer.port}, caller="cli")
+        assert status.result["state"] == "not connected"
+    assert "M110 N0" in executed_commands(log)  # it talked to the printer, printed nothing
 
 
 def test_closing_the_app_disconnects_printers_and_stops_their_loop(
@@ -290,11 +367,15 @@ def test_closing_the_app_disconnects_printers_and_stops_their_loop(
     app = AppContext.open()
     with running_emulator(tmp_path / "executed.log") as printer:
         manager = manager_for(app)
-        host = manager.submit(manager.serial(printer.port)).result(10)
-        assert host.connected and manager._thread.is_alive()
+        manager.host_here()
+        manager.submit(manager.serial("connect", printer=printer.port)).result(10)
+        assert manager.printers is not None
+        host = manager.printers.hosts[printer.port]
+        assert host.connected and manager._thread.is_alive() and manager.socket.exists()
         app.close()
         assert not host.connected
         assert not manager._thread.is_alive()
+        assert not manager.socket.exists()
 
 
 @needs_slicer
@@ -340,3 +421,33 @@ def test_a_sliced_export_finds_its_candidate_without_being_told(app: object, lin
     assert printed.ok, printed.error
     assert printed.result["candidate_id"] == proposed.id and printed.result["ready"] is True
     assert not printed.result["overridden"]
+
+
+def test_list_printers_shows_what_each_printer_reports(app: object, link: object) -> None:
+    """Defect 9: each profile's real state (PrusaLink asked with a short timeout; a USB printer
+    from the printer host, or "not connected") instead of "unknown"."""
+    from workbench_plugins.printing.control import LIST_TIMEOUT_S
+
+    closed = "http://127.0.0.1:9"  # nothing listens there
+    set_secret(prusalink_secret_key(closed, "api_key"), "any")
+    app.settings.plugins["printing"] = {  # type: ignore[attr-defined]
+        "printers": [
+            {"name": "mk3", "address": link.url},  # type: ignore[attr-defined]
+            {"name": "off", "address": closed},
+            {"name": "nokey", "address": "http://127.0.0.1:8"},
+            {"name": "usb", "address": "/dev/ttyUSB5"},
+        ]
+    }
+    started = time.monotonic()
+    listed = app.registry.call("list_printers", {}, caller="cli")  # type: ignore[attr-defined]
+    took = time.monotonic() - started
+    assert listed.ok, listed.error
+    states = {entry["printer"]: entry["state"] for entry in listed.result["printers"]}
+    assert states["mk3"] == "idle"
+    assert states["off"].startswith("unreachable: ")
+    assert states["nokey"] == "no key"
+    assert states["usb"] == "not connected"
+    assert "`workbench --headless serve`" in listed.result["message"]
+    print(f"list_printers with an unreachable PrusaLink: {took:.2f} s (limit {LIST_TIMEOUT_S} s)")
+    status = app.registry.call("get_printer_status", {"printer": "mk3"}, caller="cli")  # type: ignore[attr-defined]
+    assert status.ok and status.result["address"] == link.url  # type: ignore[attr-defined]

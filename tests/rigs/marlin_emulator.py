@@ -1,4 +1,4 @@
-"""Test rig: a Marlin-like printer on a pseudo-terminal (see workbench_plugins.printing.emulator).
+"""Test rig: a Marlin-like printer on a pseudo-terminal (workbench_plugins.printing.usb.emulator).
 
 The emulator itself lives in the printing plugin because the streaming benchmark needs it outside
 the tests; this rig starts and stops it around a test and logs every executed command to a file.
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from workbench_plugins.printing.emulator import EmulatorOptions, MarlinEmulator, read_log
+from workbench_plugins.printing.usb.emulator import EmulatorOptions, MarlinEmulator, read_log
 
 __all__ = ["EmulatorOptions", "MarlinEmulator", "executed_commands", "running_emulator"]
 

@@ -15,7 +15,7 @@ from workbench.core.events import EventBus, LedgerChanged, Notice
 from workbench.core.jobs import JobRunner
 from workbench.core.ledger import Ledger
 from workbench.core.paths import AppPaths, app_paths
-from workbench.core.plugins import PluginFailure, PluginSet, discover
+from workbench.core.plugins import PluginFailure, PluginSet, Service, discover, is_service
 from workbench.core.registry import ToolRegistry
 from workbench.core.settings import Settings, load_settings, save_settings
 from workbench.core.store import Store
@@ -91,6 +91,20 @@ class AppContext:
                 continue
             for tool in tools:
                 self.registry.register(tool, owner=plugin.name)
+
+    def services(self) -> list[Service]:
+        """The services the plugins contribute, made for this app (not started: `serve` and the
+        desktop app start them). A plugin whose factory fails is skipped with a notice."""
+        failed = len(self.plugins.failures)
+        found: list[Service] = []
+        for _plugin, services in self.plugins.contributions(
+            "services", "services", is_service, self
+        ):
+            found += services
+        for failure in self.plugins.failures[failed:]:
+            self.notices.append(failure.explain())
+            log.warning(failure.explain())
+        return found
 
     def announce_notices(self) -> None:
         """Publish start-up notices once a subscriber (status bar, console) is listening."""

@@ -2,9 +2,10 @@
 
 Checks look without importing Qt (find_spec, shared-library lookup), so the headless doctor stays
 headless. Optional components report "missing", not "fail": Workbench runs without them. "warn"
-is for what could not be checked (never "ok" for something nobody looked at). Configured hosts
-and printers are reached by the plugin that drives them (its checks); with no such plugin loaded
-the line says they were not checked.
+is for what could not be checked (never "ok" for something nobody looked at). No usable keyring
+is a "fail": API keys and passwords have nowhere else to go (secrets.keyring_status).
+Configured hosts and printers are reached by the plugin that drives them (its checks); with no
+such plugin loaded the line says they were not checked.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Literal
 import httpx
 
 from workbench.core.plugins import load_reference
+from workbench.core.secrets import SERVICE, keyring_advice, keyring_status
 
 if TYPE_CHECKING:
     from workbench.core.context import AppContext
@@ -112,6 +114,34 @@ def check_ollama(context: AppContext) -> CheckResult:
     return CheckResult("ollama", "ok", f"{base_url}, models: {', '.join(models)}")
 
 
+def check_keyring(_: AppContext) -> CheckResult:
+    """Where API keys and passwords go: a working keyring backend, named; a plaintext one warns."""
+    status = keyring_status()
+    if status.kind == "none":
+        return CheckResult(
+            "keyring",
+            "fail",
+            f"no usable keyring backend: {status.detail}; API keys and passwords (service "
+            f"'{SERVICE}') cannot be stored",
+            _keyring_fix(status.chosen_by),
+        )
+    if status.kind == "plaintext":
+        return CheckResult(
+            "keyring",
+            "warn",
+            f"plaintext file backend {status.backend} ({status.chosen_by}): {status.detail}",
+            "Prefer an encrypted keyring. " + keyring_advice(),
+        )
+    return CheckResult(
+        "keyring", "ok", f"{status.backend} ({status.chosen_by}), service '{SERVICE}'"
+    )
+
+
+def _keyring_fix(chosen_by: str) -> str:
+    named = "PYTHON_KEYRING_BACKEND" in chosen_by or "keyringrc" in chosen_by
+    return ("Fix or remove that choice. " if named else "") + keyring_advice()
+
+
 def command_check(name: str, command: str, fix: str) -> Check:
     def check(_: AppContext) -> CheckResult:
         found = shutil.which(command)
@@ -167,6 +197,7 @@ CORE_CHECKS: list[Check] = [
     check_qt,
     check_opengl,
     check_ollama,
+    check_keyring,
     command_check("omc", "omc", "Install OpenModelica for OMPython; rumoca works without it."),
     module_check("rumoca", "rumoca", "pip install rumoca"),
     command_check("prusa-slicer", "prusa-slicer", "apt-get install prusa-slicer"),

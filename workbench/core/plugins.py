@@ -2,7 +2,8 @@
 
 A plugin is a `Plugin` object named by an entry point in the group `workbench.plugins`. Its heavy
 parts are "module:attribute" references, imported only when needed: views only by the GUI, suites
-only by the bench, so `workbench --headless tool --list` stays quick and Qt-free.
+only by the bench, services only by `workbench --headless serve` and the desktop app, so
+`workbench --headless tool --list` stays quick and Qt-free.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any, TypeGuard, TypeVar
+from typing import Any, Protocol, TypeGuard, TypeVar
 
 from pydantic import BaseModel
 
@@ -39,6 +40,36 @@ class ViewSpec:
     factory: str
 
 
+class Service(Protocol):
+    """Something a plugin runs for as long as a process lasts (e.g. a printer host that owns the
+    USB ports): `workbench --headless serve` runs the services until stopped, and the desktop app
+    runs them while it is open. Its factory ("module:function") is called with the app context."""
+
+    def start(self) -> None:
+        """Start (quickly; work goes to the service's own threads or loop). Raise
+        ServiceConflict when another process already provides it."""
+
+    def describe(self) -> str:
+        """One line for people: what it does and where (a socket path, a process id)."""
+
+    def busy(self) -> list[str]:
+        """What stopping now would interrupt, one line each (nothing: an empty list)."""
+
+    def stop(self) -> list[str]:
+        """Stop, leaving what it drives safe; returns what stopping did, one line each."""
+
+
+class ServiceConflict(RuntimeError):
+    """Another process already provides this service; the message says which and what to do."""
+
+
+def is_service(item: object) -> TypeGuard[Service]:
+    """What a plugin's services factory must return a list of."""
+    return all(
+        callable(getattr(item, name, None)) for name in ("start", "describe", "busy", "stop")
+    )
+
+
 @dataclass(frozen=True)
 class Plugin:
     name: str
@@ -50,6 +81,7 @@ class Plugin:
     suites: str | None = None  # "module:function" returning list[Suite]
     settings: type[BaseModel] | None = None
     checks: str | None = None  # "module:function" returning list[doctor check functions]
+    services: str | None = None  # "module:function(app context)" returning list[Service]
 
 
 @dataclass(frozen=True)
@@ -99,18 +131,23 @@ class PluginSet:
         self.failures.append(failure)
 
     def contributions(
-        self, attribute: str, stage: str, is_kind: Callable[[object], TypeGuard[T]]
+        self,
+        attribute: str,
+        stage: str,
+        is_kind: Callable[[object], TypeGuard[T]],
+        *arguments: object,
     ) -> list[tuple[Plugin, list[T]]]:
-        """Call each plugin's `attribute` factory, which returns a list of what `is_kind` accepts
-        (tools, suites); a plugin whose factory fails, or returns anything else, is dropped."""
+        """Call each plugin's `attribute` factory with `arguments`; it returns a list of what
+        `is_kind` accepts (tools, suites, services). A plugin whose factory fails, or returns
+        anything else, is dropped."""
         found: list[tuple[Plugin, list[T]]] = []
         for plugin in list(self.plugins.values()):
             reference = getattr(plugin, attribute)
             if reference is None:
                 continue
             try:
-                factory: Callable[[], list[object]] = load_reference(reference)
-                found.append((plugin, _all_of(is_kind, list(factory()), reference)))
+                factory: Callable[..., list[object]] = load_reference(reference)
+                found.append((plugin, _all_of(is_kind, list(factory(*arguments)), reference)))
             except Exception as error:
                 self.fail(failure_from(plugin.name, reference, stage, error))
         return found

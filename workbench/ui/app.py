@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 import workbench
 from workbench.core.context import AppContext
+from workbench.core.plugins import Service, ServiceConflict
 from workbench.ui.async_loop import attached_event_loop
 from workbench.ui.main_window import MainWindow
 
@@ -53,9 +54,13 @@ def run_gui(argv: list[str]) -> int:
             QMessageBox.critical(None, "Workbench", message)
         return 1
 
+    services: list[Service] = []
     try:
         with attached_event_loop(app):
-            window = MainWindow(context, remember_layout=options.screenshot is None)
+            services = start_services(context)
+            window = MainWindow(
+                context, remember_layout=options.screenshot is None, services=services
+            )
             window.show()
             if options.screenshot is not None:
                 QTimer.singleShot(
@@ -64,7 +69,35 @@ def run_gui(argv: list[str]) -> int:
             _quit_on_interrupt(app)
             return app.exec()
     finally:
+        for service in reversed(services):
+            _stop(service)
         context.close()
+
+
+def start_services(context: AppContext) -> list[Service]:
+    """Run the plugins' services while the window is open (e.g. the printer host, so the CLI
+    and agents reach this app's printers). One another process already provides still counts:
+    it may take over later, and closing asks it what it would interrupt."""
+    running = []
+    for service in context.services():
+        try:
+            service.start()
+        except ServiceConflict as conflict:
+            context.notices.append(str(conflict))
+        except Exception as error:  # one plugin's service must not keep the window from opening
+            log.exception("a service failed to start")
+            context.notices.append(f"A plugin's service could not start: {error}")
+            continue
+        running.append(service)
+    return running
+
+
+def _stop(service: Service) -> None:
+    try:
+        for line in service.stop():
+            log.warning("%s", line)
+    except Exception:  # closing down: the rest must still close
+        log.exception("stopping a service failed")
 
 
 def _save_screenshot(app: QApplication, window: MainWindow, path: Path) -> None:

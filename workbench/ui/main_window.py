@@ -4,6 +4,7 @@ status bar with background jobs and notices. Its layout survives restarts."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 import shiboken6
 from PySide6.QtCore import Qt
@@ -19,7 +20,7 @@ from PySide6.QtWidgets import (
 import workbench
 from workbench.core.context import AppContext
 from workbench.core.events import Notice
-from workbench.core.plugins import Plugin, ViewSpec, load_reference
+from workbench.core.plugins import Plugin, Service, ViewSpec, load_reference
 from workbench.ui.chat.panel import ChatDock
 from workbench.ui.jobs_widget import JobsWidget
 from workbench.ui.layout_store import WindowLayout, load_layout, save_layout
@@ -33,12 +34,21 @@ DEFAULT_SIZE = (1240, 780)
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, context: AppContext, *, remember_layout: bool = True) -> None:
+    def __init__(
+        self,
+        context: AppContext,
+        *,
+        remember_layout: bool = True,
+        services: Sequence[Service] = (),
+    ) -> None:
         super().__init__()
         self.setObjectName("main-window")
         self.setWindowTitle(f"Workbench — {context.store.folder}")
         self.context = context
         self.remember_layout = remember_layout
+        self.services = list(services)  # running while the window is open (a printer host...)
+        self.close_question: QMessageBox | None = None
+        self._close_confirmed = False
         self.plugin_docks: dict[str, QDockWidget] = {}
         self.view_specs: dict[str, tuple[Plugin, ViewSpec]] = {}
         self.settings_dialog: SettingsDialog | None = None
@@ -275,6 +285,46 @@ class MainWindow(QMainWindow):
             log.warning("window layout not saved: %s", error)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # Qt override
+        busy = [] if self._close_confirmed else self._busy_services()
+        if busy:
+            event.ignore()  # ask first; closing would stop what the services run
+            self._ask_before_closing(busy)
+            return
         if self.remember_layout:
             self.save_layout()
         super().closeEvent(event)
+
+    def _busy_services(self) -> list[str]:
+        busy = []
+        for service in self.services:
+            try:
+                busy += service.busy()
+            except Exception:  # cannot tell: do not keep the person from closing
+                log.exception("asking a service whether it is busy failed")
+        return busy
+
+    def _ask_before_closing(self, busy: list[str]) -> None:
+        """Non-modal: the window stays responsive while the person decides."""
+        if self.close_question is not None:
+            self.close_question.raise_()
+            return
+        items = "\n".join(f"• {line}" for line in busy)
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            "Close Workbench?",
+            f"Closing Workbench stops:\n{items}\n\nClose anyway?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            self,
+        )
+        box.setObjectName("confirm-close")
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        self.close_question = box
+
+        def answered(button: int) -> None:
+            self.close_question = None
+            if button == QMessageBox.StandardButton.Yes:
+                self._close_confirmed = True
+                self.close()
+
+        box.finished.connect(answered)
+        box.open()

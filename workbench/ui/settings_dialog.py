@@ -2,6 +2,11 @@
 
 OK validates everything first; on any error nothing is saved, the dialog stays open with every
 typed value intact, and each message sits under the field it names.
+
+A plugin's list of models (its printer profiles, say) is edited in the plugin's own dialog: the
+form shows a count and, when the field names one, a button opening that editor (loaded by
+reference, so this module imports no plugin). On OK such a list is taken from the settings as
+they are then, so what that editor saved meanwhile is kept.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.context import AppContext
+from workbench.core.plugins import load_reference
 from workbench.core.settings import Settings, SettingsError
 from workbench.ui.settings_form import ERROR_STYLE, ModelForm
 
@@ -95,9 +101,28 @@ class SettingsDialog(QDialog):
             layout.addWidget(warning)
             current = model()
         form = ModelForm(model, current, prefix=f"plugins.{name}.")
+        for button, editor in form.editor_buttons.values():
+            button.clicked.connect(lambda _=False, e=editor, n=name: self.open_editor(n, e))
         layout.addWidget(form)
         self.plugin_forms[name] = form
         return group
+
+    def open_editor(self, plugin: str, reference: str) -> QDialog | None:
+        """Open a plugin's own editor of one of its lists; the count follows what it saves."""
+        try:
+            dialog: QDialog = load_reference(reference)(self.context, self)
+        except Exception as error:  # a plugin's editor that fails to open must not take this down
+            log.exception("editor %s failed to open", reference)
+            self._show_errors({}, f"Cannot open that editor ({reference}): {error}")
+            return None
+        dialog.finished.connect(lambda _result: self._refresh_kept(plugin))
+        return dialog
+
+    def _refresh_kept(self, plugin: str) -> None:
+        form = self.plugin_forms[plugin]
+        section = self.context.settings.plugins.get(plugin, {})
+        for field in form.kept:
+            form.keep(field, section.get(field, []))
 
     # -- OK -------------------------------------------------------------------------------------
     def collect(self) -> tuple[Settings | None, dict[str, str]]:
@@ -107,8 +132,15 @@ class SettingsDialog(QDialog):
         # Sections of plugins not installed right now are kept as they are: nothing is lost.
         sections = dict(self.context.settings.plugins)
         for name, form in self.plugin_forms.items():
+            raw_section = self.context.settings.plugins.get(name, {})
+            typed = form.values()
+            for field in form.kept:  # as saved now (maybe by the plugin's own editor), untouched
+                if field in raw_section:
+                    typed[field] = raw_section[field]
+                else:
+                    typed.pop(field, None)
             try:
-                values = form.model.model_validate(form.values())
+                values = form.model.model_validate(typed)
             except ValidationError as invalid:
                 errors.update(_problems(invalid, prefix=f"plugins.{name}."))
                 continue

@@ -2,6 +2,11 @@
 
 Values are collected as the user typed them and validated by the model itself, so the rules live
 in one place (the settings module) and every error comes back naming its field.
+
+A list of models (e.g. a plugin's printer profiles) is not edited here: the form shows how many
+there are, where they are edited (the field's `json_schema_extra` "edited_in"), and a button
+when the field names an editor ("editor": "module:function(context, parent) -> QDialog"); the
+list itself passes through untouched.
 """
 
 from __future__ import annotations
@@ -19,9 +24,11 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QGroupBox,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
+    QPushButton,
     QVBoxLayout,
     QWidget,
 )
@@ -43,8 +50,21 @@ def _is_model(annotation: Any) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, BaseModel)
 
 
+def _is_model_list(annotation: Any) -> bool:
+    origin = typing.get_origin(annotation)
+    return origin in (list, tuple) and any(_is_model(arg) for arg in typing.get_args(annotation))
+
+
+def _extra(info: FieldInfo) -> dict[str, Any]:
+    return info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+
+
 def _is_secret(annotation: Any) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, SecretStr)
+
+
+def _plain(item: Any) -> Any:
+    return item.model_dump(mode="json") if isinstance(item, BaseModel) else item
 
 
 class FieldEditor:
@@ -141,6 +161,11 @@ class ModelForm(QWidget):
         self.editors: dict[str, FieldEditor] = {}
         self.subforms: dict[str, ModelForm] = {}
         self.error_labels: dict[str, QLabel] = {}
+        # lists of models shown as a count and passed through (see the module docstring)
+        self.kept: dict[str, Any] = {}
+        self.kept_labels: dict[str, QLabel] = {}
+        self._kept_where: dict[str, str] = {}
+        self.editor_buttons: dict[str, tuple[QPushButton, str]] = {}  # field -> (button, editor)
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         form = QFormLayout()
@@ -156,6 +181,8 @@ class ModelForm(QWidget):
             current = getattr(values, name, info.get_default(call_default_factory=True))
             if _is_model(annotation):
                 self._add_group(name, info, annotation, current, path)
+            elif _is_model_list(annotation):
+                self._add_kept(form, name, info, current, path)
             else:
                 self._add_field(form, name, info, current, path)
 
@@ -183,6 +210,40 @@ class ModelForm(QWidget):
         self.editors[name] = editor
         self.error_labels[path] = error
 
+    def _add_kept(
+        self, form: QFormLayout, name: str, info: FieldInfo, value: Any, path: str
+    ) -> None:
+        label = QLabel()
+        label.setObjectName(f"kept:{path}")
+        label.setWordWrap(True)
+        self.kept_labels[name] = label
+        row = QWidget()
+        line = QHBoxLayout(row)
+        line.setContentsMargins(0, 0, 0, 0)
+        line.addWidget(label, 1)
+        editor = _extra(info).get("editor")
+        if isinstance(editor, str) and editor:
+            button = QPushButton("Edit…")
+            button.setObjectName(f"edit:{path}")
+            line.addWidget(button)
+            self.editor_buttons[name] = (button, editor)
+        title = QLabel(info.title or name.replace("_", " ").capitalize())
+        if info.description:
+            title.setToolTip(info.description)
+        form.addRow(title, row)
+        self._kept_where[name] = str(_extra(info).get("edited_in") or "")
+        self.keep(name, [_plain(item) for item in value or []])
+
+    def keep(self, name: str, value: Any) -> None:
+        """Set the passed-through value of list field `name` (e.g. after its editor saved)."""
+        self.kept[name] = value
+        count = len(value) if isinstance(value, list | tuple) else 0
+        where = self._kept_where.get(name, "")
+        said = f"{count} configured" if count else "none configured"
+        self.kept_labels[name].setText(
+            f"{said} — edit them in {where}" if where else f"{said} (not editable in this form)"
+        )
+
     def _add_group(
         self, name: str, info: FieldInfo, model: type[BaseModel], value: Any, path: str
     ) -> None:
@@ -197,6 +258,7 @@ class ModelForm(QWidget):
     def values(self) -> dict[str, Any]:
         """The raw values, nested like the model; not yet validated."""
         collected: dict[str, Any] = {name: editor.value() for name, editor in self.editors.items()}
+        collected.update(self.kept)
         for name, subform in self.subforms.items():
             collected[name] = subform.values()
         return collected

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.ui.async_loop import start_task
-from workbench_plugins.printing.gcode_layers import GcodeLayers, read_layers
+from workbench_plugins.printing.slicing.gcode_layers import GcodeLayers, read_layers
 
 MARGIN_PX = 24  # around the fitted print in the preview
 UNDERLAYS = 10  # faint underlay images kept per print (a tenth of the layers apart)

@@ -14,7 +14,12 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from workbench_plugins.printing.serial_port import LineBuffer, garbage_message, open_exclusive
+from workbench_plugins.printing.usb.serial_port import (
+    LineBuffer,
+    garbage_message,
+    open_exclusive,
+    release_exclusive,
+)
 
 if TYPE_CHECKING:
     from serial import Serial
@@ -78,6 +83,8 @@ class SerialLink:
         if self._fd >= 0 and self._loop is not None:
             with contextlib.suppress(Exception):
                 self._loop.remove_reader(self._fd)
+        if self._fd >= 0:
+            release_exclusive(self._fd)
         self._fd = -1
         if self._serial is not None:
             with contextlib.suppress(Exception):

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.core.jobs import JobCancelled, Reporter
-from workbench_plugins.printing.gcode_meta import read_meta
+from workbench_plugins.printing.slicing.gcode_meta import read_meta
 
 _PROGRESS = re.compile(r"^(\d+) => (.*)$")
 BED_MARGIN_MM = 0.0

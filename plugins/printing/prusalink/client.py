@@ -2,7 +2,11 @@
 
 Auth is either `X-Api-Key` (PrusaLink on a Raspberry Pi, MK3 family) or HTTP digest (printer
 firmware on MINI/MK4/XL); the secret comes from the keyring through the caller and is never logged.
+A refused key (401, or 403 "Bad X-Api-Key") names the keyring entry and where to enter it.
 Timeouts, connection drops and 5xx answers are retried with exponential backoff, then reported.
+Uploads go to the storage the printer reports (PrusaLink 0.8.1 has only `local`, MK4 firmware
+`usb`). With digest, an upload first makes a cheap GET so httpx holds the challenge before the
+streamed body goes out, and a challenge met anyway (a stale nonce) is answered with a fresh body.
 An upload that fails part way is deleted again, so nothing half-uploaded can be printed.
 Answers are streamed and refused beyond MAX_RESPONSE_BYTES: every answer of this API is a small
 JSON document, so a larger one is a wrong address or a broken server, not something to hold in
@@ -23,6 +27,9 @@ from urllib.parse import quote
 
 import httpx
 
+from workbench.core.secrets import SERVICE
+from workbench_plugins.printing.config import prusalink_secret_key
+
 log = logging.getLogger(__name__)
 CHUNK = 64 * 1024
 MAX_RESPONSE_BYTES = 1024 * 1024
@@ -37,7 +44,7 @@ class PrusaLinkError(Exception):
 
 
 class PrusaLinkAuthError(PrusaLinkError):
-    pass
+    """The printer refused the key or password (401, or 403 "Bad X-Api-Key")."""
 
 
 class PrusaLinkUnreachable(PrusaLinkError):
@@ -82,14 +89,21 @@ class PrusaLinkClient:
         *,
         auth: Literal["api_key", "digest"] = "api_key",
         user: str = "maker",
+        storage: str = "",
         timeout_s: float = 10.0,
         retry: RetryPolicy | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.url = url.rstrip("/")
         self.auth_mode = auth
+        self.user = user
+        self.storage_choice = storage  # the profile's storage; "" = the one the printer reports
+        self.secret_entry = prusalink_secret_key(self.url, auth)
         self.retry = retry or RetryPolicy()
-        headers = {"X-Api-Key": secret} if auth == "api_key" else {}
+        # without Accept, PrusaLink words its errors as an HTML page
+        headers = {"Accept": "application/json"}
+        if auth == "api_key":
+            headers["X-Api-Key"] = secret
         self._client = httpx.AsyncClient(
             base_url=self.url,
             headers=headers,
@@ -118,10 +132,17 @@ class PrusaLinkClient:
                 await asyncio.sleep(self.retry.delay(attempt - 1))
             send = dict(kwargs)
             if callable(send.get("content")):  # a streamed body is made afresh for each attempt
+                if self.auth_mode == "digest":
+                    await self._authenticate()
                 send["content"] = send["content"]()
             try:
                 async with self._client.stream(method, path, **send) as response:
                     reply = Reply(response.status_code, await self._bounded(response, path))
+            except httpx.StreamError:
+                # digest: the challenge came after the streamed body was spent (a stale nonce);
+                # httpx now holds the new challenge, so the next attempt sends a fresh body
+                last, cause = "the digest challenge came after the upload had started", "server"
+                continue
             except httpx.TimeoutException:
                 last, cause = f"no answer within {self._client.timeout.read} s", "timeout"
                 continue
@@ -132,8 +153,13 @@ class PrusaLinkClient:
                     last = f"connection refused ({refused})"
                 cause = "refused" if refused else "unreachable"
                 continue
-            if reply.status_code == 401:
-                raise PrusaLinkAuthError(self._auth_message(), status=401)
+            if reply.status_code == 401 or (
+                reply.status_code == 403 and self.auth_mode == "api_key"
+            ):
+                # PrusaLink refuses a wrong X-Api-Key with 403 "Bad X-Api-Key.", not 401
+                raise PrusaLinkAuthError(
+                    self._auth_message(reply.status_code, _detail(reply)), status=reply.status_code
+                )
             if reply.status_code >= 500:
                 last, cause = f"HTTP {reply.status_code}", "server"
                 continue
@@ -152,6 +178,14 @@ class PrusaLinkClient:
             last=last,
         )
 
+    async def _authenticate(self) -> None:
+        """A cheap GET, so httpx holds a fresh digest challenge before a streamed body goes out
+        (a body sent before the challenge cannot be sent again). Its failures are the PUT's to
+        report, so they are ignored here."""
+        with contextlib.suppress(httpx.HTTPError, PrusaLinkError):
+            async with self._client.stream("GET", "/api/v1/storage") as response:
+                await self._bounded(response, "/api/v1/storage")
+
     async def _bounded(self, response: httpx.Response, path: str) -> bytes:
         """The body, read in chunks and refused past MAX_RESPONSE_BYTES (not retried)."""
         body = bytearray()
@@ -165,12 +199,19 @@ class PrusaLinkClient:
                 )
         return bytes(body)
 
-    def _auth_message(self) -> str:
-        what = "API key" if self.auth_mode == "api_key" else "digest user name or password"
+    def _auth_message(self, status: int, detail: str) -> str:
+        if self.auth_mode == "api_key":
+            what, where = "the API key", "The key"
+        else:
+            what, where = f"the digest user '{self.user}' or its password", "The password"
+        entry = self.secret_entry
+        said = f": {detail}" if detail and status == 403 else ""
         return (
-            f"PrusaLink at {self.url} refused the {what} (HTTP 401). Store the right one in the "
-            "keyring (printing settings), or switch the auth mode: MINI/MK4/XL firmware wants "
-            "HTTP digest, PrusaLink on a Raspberry Pi wants the API key."
+            f"PrusaLink at {self.url} refused {what} (HTTP {status}{said}). {where} is in the "
+            f"keyring, service '{SERVICE}', entry '{entry}': enter the right one in the Printer "
+            f"panel's Printers... dialog, or `keyring set {SERVICE} '{entry}'`. If the auth mode "
+            "is wrong, change it there: MINI/MK4/XL firmware wants HTTP digest, PrusaLink on a "
+            "Raspberry Pi takes the API key."
         )
 
     # -- reads --------------------------------------------------------------------------------
@@ -187,17 +228,43 @@ class PrusaLinkClient:
     async def storage(self) -> list[dict[str, Any]]:
         return (await self._request("GET", "/api/v1/storage")).json().get("storage_list", [])
 
+    async def upload_storage(self, wanted: str = "") -> str:
+        """The storage to upload to: `wanted` (else the client's profile choice) if the printer
+        has it writable, else the first available, writable one it reports."""
+        wanted = (wanted or self.storage_choice).strip("/")
+        listed = await self.storage()
+        writable = [_storage_name(s) for s in listed if _writable(s) and _storage_name(s)]
+        if wanted and wanted in writable:
+            return wanted
+        reported = ", ".join(
+            f"{_storage_name(s) or '?'}{'' if _writable(s) else ' (not writable)'}" for s in listed
+        )
+        if wanted:
+            raise PrusaLinkError(
+                f"PrusaLink at {self.url} has no writable storage '{wanted}' (it reports: "
+                f"{reported or 'none'}). Change the printer's storage in the Printer panel's "
+                "Printers... dialog, or leave it empty to use the one the printer reports."
+            )
+        if not writable:
+            raise PrusaLinkError(
+                f"PrusaLink at {self.url} reports no writable storage to upload to "
+                f"({reported or 'none listed'}). Check the printer's USB stick or disk."
+            )
+        return writable[0]
+
     # -- actions ------------------------------------------------------------------------------
     async def upload(
         self,
         path: Path,
         *,
-        storage: str = "usb",
+        storage: str = "",
         name: str | None = None,
         print_after: bool = False,
         progress: Progress | None = None,
     ) -> str:
-        """PUT the file; returns its remote path. A failed upload is removed again."""
+        """PUT the file to `storage` ("" = `upload_storage()`); returns its remote path.
+        A failed upload is removed again."""
+        storage = storage or await self.upload_storage()
         remote = f"/api/v1/files/{storage}/{quote(name or path.name)}"
         size = path.stat().st_size
 
@@ -272,6 +339,17 @@ def _caused_by(error: BaseException, kind: type[BaseException]) -> BaseException
 def _detail(response: Reply) -> str:
     try:
         body = response.json()
-        return str(body.get("message") or body.get("title") or body)[:200]
     except ValueError:
-        return response.text[:200]
+        return response.text.strip()[:200]
+    if not isinstance(body, dict):
+        return str(body)[:200]
+    return str(body.get("message") or body.get("text") or body.get("title") or body)[:200]
+
+
+def _storage_name(storage: dict[str, Any]) -> str:
+    """The name a file URL uses: the path (PrusaLink's `name` is a display name there)."""
+    return str(storage.get("path") or storage.get("name") or "").strip("/")
+
+
+def _writable(storage: dict[str, Any]) -> bool:
+    return bool(storage.get("available", True)) and not storage.get("read_only", False)

@@ -1,14 +1,21 @@
 """The printer's serial port: opened exclusively, read as capped lines, and the M115 handshake.
 
-The port is always opened with a lock, so a second host or a `doctor` check cannot talk into a
-running print. A line longer than MAX_LINE_BYTES is not a Marlin answer (wrong baud rate, another
-device): readers stop there and say so instead of buffering without end.
+The port is always opened locked twice over, so a second host, a slicer or a `doctor` check
+cannot talk into a running print: pyserial's `exclusive=True` (an flock, which programs using
+pyserial or flock respect) and the tty's own exclusive mode TIOCEXCL (the kernel refuses every
+further open of the tty by anyone but root). Both end when the port is closed.
+A line longer than MAX_LINE_BYTES is not a Marlin answer (wrong baud rate, another device):
+readers stop there and say so instead of buffering without end.
 pyserial is imported only when a port is opened: the plugin loads (and `doctor` reports it
 missing) without it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
+import termios
 import time
 from typing import TYPE_CHECKING
 
@@ -32,7 +39,27 @@ class PortOpenError(SerialHostError):
     def __init__(self, port: str, reason: str, *, locked: bool) -> None:
         super().__init__(f"cannot open {port}: {reason}")
         self.reason = reason
-        self.locked = locked  # another program holds the lock
+        self.locked = locked  # another program holds the port
+
+    @property
+    def explanation(self) -> str:
+        """For people: in use by another program, or the system's reason."""
+        if self.locked:
+            return (
+                "it is in use by another program (a printer host, a slicer, a terminal, or "
+                f"another Workbench): close that program first ({self.reason})"
+            )
+        return self.reason
+
+
+def _is_busy(error: BaseException) -> bool:
+    text = str(error).lower()
+    return (
+        getattr(error, "errno", None) in (errno.EBUSY, errno.EAGAIN, errno.EWOULDBLOCK)
+        or "lock" in text
+        or "busy" in text
+        or "temporarily unavailable" in text
+    )
 
 
 def open_exclusive(port: str, baudrate: int, *, timeout: float, write_timeout: float) -> Serial:
@@ -40,12 +67,24 @@ def open_exclusive(port: str, baudrate: int, *, timeout: float, write_timeout: f
     import serial  # pyserial
 
     try:
-        return serial.Serial(
+        link = serial.Serial(
             port, baudrate, timeout=timeout, write_timeout=write_timeout, exclusive=True
         )
     except (serial.SerialException, OSError) as error:
-        reason = str(error)
-        raise PortOpenError(port, reason, locked="lock" in reason.lower()) from None
+        raise PortOpenError(port, str(error), locked=_is_busy(error)) from None
+    try:
+        fcntl.ioctl(link.fileno(), termios.TIOCEXCL)
+    except OSError as error:  # not a tty (a test double, a socket): the flock still holds
+        if error.errno not in (errno.ENOTTY, errno.EINVAL):
+            link.close()
+            raise PortOpenError(port, f"cannot lock the port: {error}", locked=False) from None
+    return link
+
+
+def release_exclusive(fd: int) -> None:
+    """Leave the tty's exclusive mode before closing (the kernel also clears it on last close)."""
+    with contextlib.suppress(OSError):
+        fcntl.ioctl(fd, termios.TIOCNXCL)
 
 
 def garbage_message(port: str, baudrate: int) -> str:

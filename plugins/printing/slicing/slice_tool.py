@@ -11,8 +11,8 @@ from workbench.core.jobs import JobCancelled, JobFailed
 from workbench.core.tools import ToolContext, ToolFailure
 from workbench_plugins.printing.config import PrintingSettings
 from workbench_plugins.printing.gate import file_lineage
-from workbench_plugins.printing.profiles import ProfileError, resolve_presets, write_ini
-from workbench_plugins.printing.slicer import slice_job
+from workbench_plugins.printing.slicing.profiles import ProfileError, resolve_presets, write_ini
+from workbench_plugins.printing.slicing.slicer import slice_job
 
 
 def plugin_settings(context: ToolContext) -> PrintingSettings:

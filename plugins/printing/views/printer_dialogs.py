@@ -1,0 +1,48 @@
+"""The printer panel's questions, all non-modal (opened with `open()`; the GUI thread never waits):
+confirm a physical action, give a reason to print past the gate, resume from a layer instead."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
+
+YES_NO = QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No
+
+
+def confirmation_box(parent: QWidget, question: str) -> QMessageBox:
+    box = QMessageBox(
+        QMessageBox.Icon.Question,
+        "Confirm printer action",
+        f"{question}\n\nThis moves a real machine.",
+        YES_NO,
+        parent,
+    )
+    box.setObjectName("confirm-printer-action")
+    return box
+
+
+def override_dialog(parent: QWidget, refusal: str) -> QInputDialog:
+    dialog = QInputDialog(parent)
+    dialog.setObjectName("print-override")
+    dialog.setWindowTitle("The print gate refused this file")
+    dialog.setLabelText(f"{refusal}\n\nTo print anyway, say why (it is recorded):")
+    return dialog
+
+
+def resume_offer_box(
+    parent: QWidget, printer: str, refusal: str, offer: dict[str, Any]
+) -> QMessageBox:
+    """The host refused to resume; it offers to restart from a layer, with these steps."""
+    steps = "\n".join(f"{number}. {step}" for number, step in enumerate(offer.get("steps", []), 1))
+    box = QMessageBox(
+        QMessageBox.Icon.Warning,
+        "Resume from a layer?",
+        f"{printer} cannot simply resume: {refusal}\n\n"
+        f"It can resume from layer {offer.get('layer')} (Z {offer.get('z')} mm) instead:\n"
+        f"{steps}\n\nResume from layer {offer.get('layer')}? This moves a real machine.",
+        YES_NO,
+        parent,
+    )
+    box.setObjectName("resume-offer")
+    return box
