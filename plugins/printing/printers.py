@@ -67,6 +67,7 @@ class PrinterManager:
         self.may_host = False  # the desktop app hosts when no other process does
         self._client: HostClient | None = None
         self._follower: concurrent.futures.Future[None] | None = None
+        self._follow_task: asyncio.Task[None] | None = None
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name="printing-io", daemon=True
@@ -86,7 +87,8 @@ class PrinterManager:
         if not self._loop.is_running():
             return
         if self._follower is not None:
-            self._follower.cancel()
+            with contextlib.suppress(Exception):  # it ends before the loop does, not mid-await
+                self.submit(self._stop_following()).result(5)
         with contextlib.suppress(Exception):  # closing down: what it did was logged
             for line in self.submit(self.stop_hosting()).result(STOP_TIMEOUT_S + 10):
                 log.warning("%s", line)
@@ -196,7 +198,15 @@ class PrinterManager:
         if self._follower is None or self._follower.done():
             self._follower = self.submit(self._follow())
 
+    async def _stop_following(self) -> None:
+        task = self._follow_task
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
     async def _follow(self) -> None:
+        self._follow_task = asyncio.current_task()
         while self.printers is None:
             try:
                 hello = await self.client.follow(self._republish)
