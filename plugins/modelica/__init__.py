@@ -32,8 +32,18 @@ plugin = Plugin(
         tools=TOOL_NAMES,
     ),
     views=(
-        ViewSpec("modelica.trajectory", "Trajectories", f"{_VIEWS}:trajectory_view"),
-        ViewSpec("modelica.editor", "Modelica editor", f"{_VIEWS}:editor_view"),
+        ViewSpec(
+            "modelica.trajectory",
+            "Trajectories",
+            f"{_VIEWS}:trajectory_view",
+            shows=("simulate", "evaluate_observable"),
+        ),
+        ViewSpec(
+            "modelica.editor",
+            "Modelica editor",
+            f"{_VIEWS}:editor_view",
+            shows=("read_file", "write_file", "check_model"),
+        ),
     ),
     settings=ModelicaSettings,
 )

@@ -20,7 +20,17 @@ plugin = Plugin(
     specialist=specialist,
     suites="workbench_plugins.topopt.workflow.suite:suites",
     views=(
-        ViewSpec("topopt.density", "Density", "workbench_plugins.topopt.views:density_view"),
-        ViewSpec("topopt.stl", "STL", "workbench_plugins.topopt.views:stl_view"),
+        ViewSpec(
+            "topopt.density",
+            "Density",
+            "workbench_plugins.topopt.views:density_view",
+            shows=("create_problem", "optimize_design", "simulate_design", "render_design"),
+        ),
+        ViewSpec(
+            "topopt.stl",
+            "STL",
+            "workbench_plugins.topopt.views:stl_view",
+            shows=("convert_design_to_stl",),
+        ),
     ),
 )

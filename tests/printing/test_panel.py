@@ -58,7 +58,7 @@ def test_panel_streams_with_temperatures_progress_and_confirmation(
     with running_emulator(log, command_delay_s=0.002, heat_rate_c_per_s=40.0) as printer:
         panel.printer.setEditText(printer.port)
         qtbot.mouseClick(panel.connect_button, Qt.MouseButton.LeftButton)
-        qtbot.waitUntil(lambda: panel.state.text() == "idle", timeout=5000)
+        qtbot.waitUntil(lambda: panel.ready, timeout=10000)  # it answered M115
 
         # GUI path of acceptance 5: declining sends nothing of the file
         panel.print_file(str(gcode))
@@ -104,7 +104,7 @@ def test_terminal_and_emergency_stop(qtbot: QtBot, panel: PrinterPanel, tmp_path
     with running_emulator(log) as printer:
         panel.printer.setEditText(printer.port)
         panel.connect_printer()
-        qtbot.waitUntil(lambda: panel.state.text() == "idle", timeout=5000)
+        qtbot.waitUntil(lambda: panel.ready, timeout=10000)  # it answered M115
         panel.command.setText("M105")
         panel.command.returnPressed.emit()
         qtbot.waitUntil(lambda: "ok T:" in panel.terminal.toPlainText(), timeout=5000)
@@ -169,7 +169,7 @@ def test_a_refused_resume_offers_to_resume_from_a_layer(
     with running_emulator(log, command_delay_s=0.004) as printer:
         panel.printer.setEditText(printer.port)
         panel.connect_printer()
-        qtbot.waitUntil(lambda: panel.state.text() == "idle", timeout=5000)
+        qtbot.waitUntil(lambda: panel.ready, timeout=10000)  # it answered M115
         manager = panel.manager
         request = manager.serial("print", printer=printer.port, path=str(short_gcode))
         assert manager.submit(request).result(10)["state"] == "printing"

@@ -20,8 +20,9 @@ from workbench.ui.chat.panel import ChatPanel
 @pytest.fixture
 def panel(sample_plugins: Path, qtbot: QtBot) -> Iterator[ChatPanel]:
     context = AppContext.open()  # opened after sample_plugins, so the sample tools are there
+    # closed here, not by qtbot: qtbot deletes its widgets before this fixture's teardown, and
+    # waiting for the model check's task below would then meet a deleted panel
     chat = ChatPanel(context)
-    qtbot.addWidget(chat)
     chat.show()
     yield chat
     qtbot.waitUntil(lambda: running_tasks() == 0)  # e.g. the conversation list's first read

@@ -27,7 +27,7 @@ from workbench.agents import AgentRuntime, ScriptedChatModel
 from workbench.agents.events import AgentEvent, Token
 from workbench.core.context import AppContext
 from workbench.ui.async_loop import running_tasks
-from workbench.ui.chat.cards import ErrorCard, MessageBubble, QuestionCard, ToolCard
+from workbench.ui.chat.cards import ErrorCard, MessageBubble, NoteLine, QuestionCard, ToolCard
 from workbench.ui.chat.panel import ChatPanel
 from workbench.ui.main_window import MainWindow
 
@@ -378,11 +378,13 @@ def test_clicking_a_tool_card_shows_its_plugin_view_with_scripted_model(
     panel = window.chat_dock.panel
     send_and_wait(qtbot, panel, "What is 2 + 3?")
     [card] = items(panel, ToolCard)
-    assert card.linked_plugin == "sample"  # sample_add comes from the plugin with the view
+    # the sample plugin declares no `shows`: its cards open its first view, as before
+    assert card.view_name == "sample.counter" and card.view_button.isVisible()
     assert "sample.counter" not in window.plugin_docks
 
-    qtbot.mouseClick(card, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(card.view_button, Qt.MouseButton.LeftButton)
 
+    qtbot.waitUntil(lambda: "sample.counter" in window.plugin_docks)  # through the bus
     dock = window.plugin_docks["sample.counter"]
     assert dock.isVisible()
     window.close()
@@ -425,10 +427,10 @@ def test_model_picker_lists_the_ollama_models_with_fake_ollama_server(
             with qtbot.waitSignal(picker.listed, timeout=RUN_TIMEOUT_MS) as listed:
                 picker.refresh()
             assert listed.args[0] == ["llama3.2:1b", "qwen3:4b"]
-            actions = {a.text(): a for a in picker.menu_.actions()}
-            assert actions["ollama:qwen3:4b"].isChecked()
+            actions = {a.objectName(): a for a in picker.menu_.actions()}
+            assert actions["model:ollama:qwen3:4b"].isChecked()
 
-            actions["ollama:llama3.2:1b"].trigger()
+            actions["model:ollama:llama3.2:1b"].trigger()
 
             assert panel.runtime is not None and panel.runtime.model_spec == "ollama:llama3.2:1b"
             assert picker.text() == "Model: ollama:llama3.2:1b ▾"
@@ -458,4 +460,7 @@ def test_a_malformed_reply_is_shown_as_discarded_with_scripted_model(
     first, final = [b for b in items(panel, MessageBubble) if b.role == "workbench"]
     assert first.text() == "Routing now" and first.discarded and not first.final
     assert final.text() == "Hello, engineer." and final.final
-    assert "The model's reply was malformed (invalid_handoff" in panel.transcript_text()
+    # in a person's words; the model's detail on hover
+    said = "The model's reply could not be used (it handed the task to no usable specialist)"
+    [note] = [n for n in items(panel, NoteLine) if n.plain_text().startswith(said)]
+    assert note.label.toolTip() == "invalid_handoff: no usable hand-off"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import httpx
 
+from workbench.agents.defaults import unreachable_hint
 from workbench.agents.errors import BackendError
 from workbench.agents.ollama import ollama_base_url
 from workbench.agents.scripted import ScriptExhausted
@@ -32,14 +33,15 @@ def model_error_message(error: BaseException, spec: str, settings: Settings) -> 
     )
     keep = "then send again: the conversation is kept."
     name = type(error).__name__
+    hint = unreachable_hint(spec)  # no server needed: the embedded model
     unreachable = (ConnectionError, httpx.ConnectError, httpx.ConnectTimeout)
     if isinstance(error, unreachable) or name == "APIConnectionError":
-        return "model_unreachable", f"{label} is not reachable: {error}. {start}, {keep}"
+        return "model_unreachable", f"{label} is not reachable: {error}. {start}, {keep}{hint}"
     if isinstance(error, httpx.TransportError):  # dropped mid-reply (killed, restarting)
         return (
             "model_unreachable",
             f"{label} stopped answering mid-reply ({name}: {error}). "
-            f"It may be restarting; {start.lower()}, {keep}",
+            f"It may be restarting; {start.lower()}, {keep}{hint}",
         )
     status = getattr(error, "status_code", None)
     if kind == "ollama" and status == 404:

@@ -6,9 +6,9 @@
         result = await runtime.resume(thread_id, answer, on_event=panel.render)
 
 Conversations are checkpointed in `<workspace>/conversations.sqlite` (LangGraph's SQLite saver,
-opened per run so a run belongs to whichever event loop calls it) and listed from
-`<workspace>/agents.sqlite`. A failed run (model server down, cancelled) leaves the conversation as
-it was after the last finished step: `send` again, or `retry` the failed step.
+opened per run so a run belongs to whichever event loop calls it: graph/checkpoints.py) and
+listed from `<workspace>/agents.sqlite`. A failed run (model server down, cancelled) leaves the
+conversation as it was after the last finished step: `send` again, or `retry` the failed step.
 """
 
 from __future__ import annotations
@@ -22,11 +22,9 @@ from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
-import aiosqlite
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.errors import GraphRecursionError
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
@@ -45,6 +43,8 @@ from workbench.agents.events import (
 )
 from workbench.agents.export import to_json, to_markdown
 from workbench.agents.graph.build import build_graph
+from workbench.agents.graph.cancels import USER_CANCELLED
+from workbench.agents.graph.checkpoints import CheckpointFile, settle_stopped_run
 from workbench.agents.graph.deps import GraphDeps
 from workbench.agents.graph.messages import text_of
 from workbench.agents.graph.state import MAX_CONSECUTIVE_ROUTES, MAX_RETRIES, turn_input
@@ -118,6 +118,7 @@ class AgentRuntime:
         self.max_seconds = max_seconds  # wall clock
         self.publish_events = publish_events
         self.checkpoint_path = context.store.folder / CHECKPOINT_FILE
+        self.checkpoints = CheckpointFile(self.checkpoint_path)
         self.log = AgentLog(context.store.folder)
         self._from_spec = not isinstance(model, BaseChatModel)
         self._model_loop: asyncio.AbstractEventLoop | None = None
@@ -199,11 +200,10 @@ class AgentRuntime:
             max_routes=self.max_routes,
             max_retries=self.max_retries,
         )
-        # our own connection: WAL and a long busy timeout, because a cancelled run's last
-        # checkpoint write may still be finishing when the next run opens the file
-        async with aiosqlite.connect(self.checkpoint_path, timeout=30.0) as connection:
-            await connection.execute("PRAGMA journal_mode=WAL")
-            yield build_graph(deps).compile(checkpointer=AsyncSqliteSaver(connection))
+        # per run, so a run belongs to whichever loop calls it; how a stopped run is kept from
+        # locking the file for the next: graph/checkpoints.py
+        async with self.checkpoints.saver() as saver:
+            yield build_graph(deps).compile(checkpointer=saver)
 
     def _config(self, thread_id: str, run_id: int | None = None) -> RunnableConfig:
         return {
@@ -250,6 +250,14 @@ class AgentRuntime:
                     result.answer = _answer(values)
                     if values.get("outcome") in ("loop_stopped", "gave_up"):
                         result.status = "stopped"
+                    elif values.get("outcome") == USER_CANCELLED:  # a job's Cancel in the GUI
+                        result.status, result.answer = "cancelled", ""
+                        result.error = _user_cancelled_message(result.events)
+                        emit(
+                            AgentError(
+                                thread_id=thread_id, kind=USER_CANCELLED, message=result.error
+                            )
+                        )
         except asyncio.CancelledError:
             result.status, result.error = "cancelled", "Stopped by the engineer."
             emit(AgentError(thread_id=thread_id, kind="cancelled", message=result.error))
@@ -298,16 +306,20 @@ class AgentRuntime:
         stream = cast(
             AsyncGenerator[Any, None], graph.astream(graph_input, config, stream_mode="custom")
         )
-        async with aclosing(stream):
-            async for event in stream:
-                if not isinstance(event, AgentEvent):
-                    continue
-                emit(event)
-                if isinstance(event, ModelCalled):
-                    spent.model_calls += 1
-                    spent.tokens += event.input_tokens + event.output_tokens
-                if isinstance(event, ModelCalled | ToolFinished):  # a step ended
-                    self._check_budget(spent)
+        try:
+            async with aclosing(stream):
+                async for event in stream:
+                    if not isinstance(event, AgentEvent):
+                        continue
+                    emit(event)
+                    if isinstance(event, ModelCalled):
+                        spent.model_calls += 1
+                        spent.tokens += event.input_tokens + event.output_tokens
+                    if isinstance(event, ModelCalled | ToolFinished):  # a step ended
+                        self._check_budget(spent)
+        except asyncio.CancelledError as stop:  # its last checkpoint writes, before closing
+            await settle_stopped_run(stop)
+            raise
 
     def _check_budget(self, spent: _Spending) -> None:
         if self.max_model_calls and spent.model_calls >= self.max_model_calls:
@@ -373,3 +385,15 @@ def _answer(values: dict[str, Any]) -> str:
         if isinstance(message, AIMessage) and not message.tool_calls:
             return text_of(message.content)
     return ""
+
+
+def _user_cancelled_message(events: list[AgentEvent]) -> str:
+    """For the person: which of the agent's tool calls they cancelled, and what happens now."""
+    tools = [
+        e.tool for e in events if isinstance(e, ToolFinished) and e.error_kind == USER_CANCELLED
+    ]
+    what = tools[-1] if tools else "a job of the agent"
+    return (
+        f"You cancelled {what}, so the agent stopped there; nothing after it was done. "
+        "The conversation is kept: send a message to go on."
+    )

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import importlib
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Protocol, TypeGuard, TypeVar
 
 from pydantic import BaseModel
+
+from workbench.core.events import Event
 
 ENTRY_POINT_GROUP = "workbench.plugins"
 T = TypeVar("T")
@@ -33,11 +35,38 @@ class Specialist:
 
 @dataclass(frozen=True)
 class ViewSpec:
-    """A Qt view; `factory` ("module:attr") is called with the AppContext and returns a QWidget."""
+    """A Qt view; `factory` ("module:attr") is called with the AppContext and returns a QWidget.
+
+    `shows` names the tools whose results the view shows: a chat card of such a call opens this
+    view (an STL export the STL view, not the plugin's first view)."""
 
     name: str
     title: str
     factory: str
+    shows: tuple[str, ...] = ()
+
+
+class ViewRequested(Event):
+    """Someone asks the window to show view `view` (a chat card's link to its result's view)."""
+
+    view: str
+    tool: str = ""  # the tool whose result is to be seen, when a tool call asked
+
+
+def view_showing(plugins: Iterable[Plugin], tool: str, owner: str = "") -> ViewSpec | None:
+    """The view that shows `tool`'s results: the first that declares it in `shows`; for an
+    `owner` plugin that declares `shows` on none of its views (written before `shows`), its
+    first view; else None (better no link than a view that does not show the result)."""
+    owned: tuple[ViewSpec, ...] = ()
+    for plugin in plugins:
+        for spec in plugin.views:
+            if tool in spec.shows:
+                return spec
+        if plugin.name == owner:
+            owned = plugin.views
+    if owned and not any(spec.shows for spec in owned):
+        return owned[0]
+    return None
 
 
 class Service(Protocol):

@@ -4,6 +4,10 @@ Settings name a secret by key (e.g. "openai:api_key"), stored as the entry of th
 keyring service `workbench`; the value is fetched here when needed and is never written to
 settings, logs, traces or reports. Tests install a keyring backend of their own.
 
+A key can also be kept for this session only (`keep_for_session`): in this process's memory,
+consulted by `get_secret` before the keyring, never written anywhere, gone when the app ends. It
+is the way on with no keyring backend, or to try a key before storing it.
+
 `keyring_status()` says which keyring backend is in use, how it was chosen and whether it works
 (doctor's keyring line); `keyring_advice()` says what to install when there is none. A file
 keyring is never chosen here behind the user's back: keyring picks it (or the user does), and
@@ -16,6 +20,7 @@ import configparser
 import contextlib
 import os
 import sys
+import threading
 from dataclasses import dataclass
 from typing import Literal
 
@@ -27,6 +32,8 @@ SERVICE = "workbench"
 PROBE_ENTRY = "doctor:probe"  # read (never written) to see that the backend answers
 ENCRYPTED_FILE_BACKEND = "keyrings.alt.file.EncryptedKeyring"
 CHOSEN_BY_KEYRING = "chosen by keyring"
+_session: dict[str, str] = {}  # entry -> secret, this process only, never written
+_session_lock = threading.Lock()  # the printers' loop reads while the GUI thread writes
 
 
 class SecretUnavailable(RuntimeError):
@@ -45,9 +52,15 @@ def set_secret(key: str, value: str) -> None:
         raise SecretUnavailable(
             f"Cannot store the secret in {where(key)}: {error}. {keyring_advice()}"
         ) from error
+    forget_session_secret(key)  # the stored one is the one meant from now on
 
 
 def get_secret(key: str) -> str | None:
+    """The secret of entry `key`: the one kept for this session, else the keyring's."""
+    with _session_lock:
+        kept = _session.get(key)
+    if kept:
+        return kept
     try:
         return keyring.get_password(SERVICE, key)
     except keyring.errors.KeyringError as error:
@@ -57,8 +70,28 @@ def get_secret(key: str) -> str | None:
 
 
 def delete_secret(key: str) -> None:
+    forget_session_secret(key)
     with contextlib.suppress(keyring.errors.PasswordDeleteError):
         keyring.delete_password(SERVICE, key)
+
+
+def keep_for_session(key: str, value: str) -> None:
+    """Use `value` as entry `key`'s secret until this process ends: kept in memory only, never
+    written to the keyring, settings, logs or anywhere else."""
+    if not value:
+        raise ValueError("an empty secret cannot be kept; forget_session_secret removes one")
+    with _session_lock:
+        _session[key] = value
+
+
+def forget_session_secret(key: str) -> None:
+    with _session_lock:
+        _session.pop(key, None)
+
+
+def has_session_secret(key: str) -> bool:
+    with _session_lock:
+        return key in _session
 
 
 def backend_name() -> str:

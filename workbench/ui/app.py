@@ -1,4 +1,8 @@
-"""`run_gui`: the desktop application. The CLI calls it when `workbench` runs without --headless."""
+"""`run_gui`: the desktop application. The CLI calls it when `workbench` runs without --headless.
+
+On the first start the window opens with the first-run guide beside it (workbench.ui.first_run);
+the chat's model picker checks meanwhile, off the GUI thread, which models are reachable.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ import workbench
 from workbench.core.context import AppContext
 from workbench.core.plugins import Service, ServiceConflict
 from workbench.ui.async_loop import attached_event_loop
+from workbench.ui.first_run import show_guide_on_first_start
 from workbench.ui.main_window import MainWindow
 
 log = logging.getLogger(__name__)
@@ -58,10 +63,7 @@ def run_gui(argv: list[str]) -> int:
     try:
         with attached_event_loop(app):
             services = start_services(context)
-            window = MainWindow(
-                context, remember_layout=options.screenshot is None, services=services
-            )
-            window.show()
+            window = open_main_window(context, services, screenshot=options.screenshot is not None)
             if options.screenshot is not None:
                 QTimer.singleShot(
                     SCREENSHOT_DELAY_MS, lambda: _save_screenshot(app, window, options.screenshot)
@@ -72,6 +74,22 @@ def run_gui(argv: list[str]) -> int:
         for service in reversed(services):
             _stop(service)
         context.close()
+
+
+def open_main_window(
+    context: AppContext, services: list[Service], *, screenshot: bool = False
+) -> MainWindow:
+    """Show the window; on the first start also the first-run guide. A screenshot (tests, docs)
+    shows the window as every later start does, and leaves the layout and the guide alone."""
+    window = MainWindow(context, remember_layout=not screenshot, services=services)
+    window.show()
+    if not screenshot:
+        # once the window is up, so the guide opens beside it rather than before it
+        QTimer.singleShot(
+            0,
+            lambda: show_guide_on_first_start(context, window.chat_dock.panel.model_picker, window),
+        )
+    return window
 
 
 def start_services(context: AppContext) -> list[Service]:

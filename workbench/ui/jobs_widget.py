@@ -1,4 +1,8 @@
-"""Background jobs in the status bar: one row per running job, with progress and a Cancel button."""
+"""Background jobs in the status bar: one row per running job, with progress and a Cancel button.
+
+Cancel is a person's decision: it is published (`JobCancelRequested`) before the job is stopped,
+so an agent whose tool call started the job stops its run instead of carrying on.
+"""
 
 from __future__ import annotations
 
@@ -12,11 +16,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.agents.graph.cancels import JobCancelRequested
 from workbench.core.context import AppContext
 from workbench.core.events import JobFinished, JobProgress, JobStarted
 from workbench.ui.bridge import subscribe_in_gui
 
 TITLE_CHARACTERS = 28  # the status bar is one line; long titles are elided, full text in tooltip
+REASON_CHARACTERS = 100  # of a failed job's first error line in the status bar
 
 
 class JobRow(QWidget):
@@ -72,6 +78,7 @@ class JobsWidget(QWidget):
         self.setObjectName("jobs-widget")
         self.context = context
         self.rows: dict[str, JobRow] = {}
+        self.cancelled_here: set[str] = set()  # jobs a person cancelled with these buttons
         self.idle_label = QLabel("No background jobs")
         self.idle_label.setEnabled(False)
         self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
@@ -102,11 +109,8 @@ class JobsWidget(QWidget):
             self._layout.removeWidget(row)
             row.deleteLater()
         self.idle_label.setVisible(not self.rows)
-        if event.status == "failed":
-            first_line = event.error.strip().splitlines()[0] if event.error.strip() else ""
-            self.message.emit("error", f"Job {title} failed: {first_line}")
-        else:
-            self.message.emit("info", f"Job {title} {event.status}.")
+        self.message.emit(*_ending(title, event, event.job_id in self.cancelled_here))
+        self.cancelled_here.discard(event.job_id)
 
     def _add_row(self, job_id: str, title: str) -> None:
         if job_id in self.rows:
@@ -120,8 +124,27 @@ class JobsWidget(QWidget):
     def _cancel(self, job_id: str) -> None:
         job = self.context.jobs.get(job_id)
         if job is not None:
+            self.cancelled_here.add(job_id)
+            # first the person's intent (an agent's run that started the job stops), then the job
+            self.context.bus.publish(JobCancelRequested(job_id=job_id))
             job.cancel()  # returns at once; the runner enforces the stop on its own thread
 
 
 def _elide(text: str) -> str:
     return text if len(text) <= TITLE_CHARACTERS else text[: TITLE_CHARACTERS - 1] + "…"
+
+
+def _ending(title: str, event: JobFinished, cancelled_here: bool) -> tuple[str, str]:
+    """(level, text) for the status bar: short, in a person's words."""
+    if event.status == "failed":
+        lines = [line.strip() for line in event.error.splitlines() if line.strip()]
+        reason = lines[0] if lines else "no reason given"
+        if len(reason) > REASON_CHARACTERS:
+            reason = reason[: REASON_CHARACTERS - 1] + "…"
+        return "error", f"Job {title} failed: {reason}"
+    if event.status == "cancelled":
+        return (
+            "info",
+            f"Job {title} cancelled by you." if cancelled_here else f"Job {title} cancelled.",
+        )
+    return "info", f"Job {title} {event.status}."

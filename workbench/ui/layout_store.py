@@ -1,5 +1,6 @@
 """Window layout on disk: geometry, dock arrangement and open plugin views, as JSON.
 
+The blobs hold the dock sizes too, so a restart shows the docks as wide as they were.
 Qt's blobs are base64 so the file stays readable and diffable; a broken file is ignored (and
 reported) rather than stopping the window from opening.
 """
@@ -23,6 +24,8 @@ class WindowLayout:
     state: QByteArray = field(default_factory=QByteArray)
     views_state: QByteArray = field(default_factory=QByteArray)
     open_views: list[str] = field(default_factory=list)
+    # False once the person sized a dock by hand; older files did not say: follow the window.
+    docks_follow_window: bool = True
 
 
 def _encode(blob: QByteArray) -> str:
@@ -42,6 +45,7 @@ def save_layout(layout: WindowLayout, path: Path) -> None:
         "state": _encode(layout.state),
         "views_state": _encode(layout.views_state),
         "open_views": layout.open_views,
+        "docks_follow_window": layout.docks_follow_window,
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(".json.part")
@@ -63,6 +67,7 @@ def load_layout(path: Path) -> tuple[WindowLayout | None, str]:
             state=_decode(document.get("state")),
             views_state=_decode(document.get("views_state")),
             open_views=[name for name in views if isinstance(name, str)],
+            docks_follow_window=document.get("docks_follow_window") is not False,
         ), ""
     except (OSError, ValueError) as error:
         return None, f"The window layout {path} could not be read ({error}); using the default."

@@ -49,6 +49,9 @@ STATUS_COLOURS = {
     Status.OPEN: "#e6e6e6",
 }
 READY_COLOURS = {True: "#b7e4c7", False: "#f4b6b6"}
+LEDGER_MARGIN = 4
+SUBJECT_CHARACTERS = 5  # the subject box's minimum width in characters; longer names elide
+MAX_COLUMN_WIDTH = 300  # a longer note or label is elided; its tooltip holds all of it
 
 
 @dataclass
@@ -89,6 +92,33 @@ def _item(text: str, *, tooltip: str = "", colour: str | None = None) -> QTableW
     return item
 
 
+def fit_columns_to_content(table: QTableWidget) -> None:
+    """Columns as wide as their content, long text elided (the tooltip has all of it), and a
+    horizontal scrollbar when the dock is narrower than the columns."""
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setMaximumSectionSize(MAX_COLUMN_WIDTH)
+    table.verticalHeader().setMaximumWidth(MAX_COLUMN_WIDTH)  # long candidate labels elide
+    table.setTextElideMode(Qt.TextElideMode.ElideRight)
+    table.setWordWrap(False)
+    table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+    table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+
+
+def width_showing_every_column(table: QTableWidget) -> int:
+    """The table width at which no column is cut off and no horizontal scrolling is needed."""
+    header = table.horizontalHeader()
+    columns = sum(
+        min(MAX_COLUMN_WIDTH, max(header.sectionSizeHint(c), table.sizeHintForColumn(c)))
+        for c in range(table.columnCount())
+        if not header.isSectionHidden(c)
+    )
+    rows = table.verticalHeader()
+    row_labels = min(rows.sizeHint().width(), rows.maximumWidth()) if not rows.isHidden() else 0
+    scrollbar = table.verticalScrollBar().sizeHint().width()  # room for one, should rows overflow
+    return columns + row_labels + scrollbar + 2 * table.frameWidth()
+
+
 class LedgerView(QWidget):
     refreshed = Signal()
 
@@ -102,7 +132,12 @@ class LedgerView(QWidget):
 
         self.subject_box = QComboBox()
         self.subject_box.setObjectName("ledger-subjects")
-        self.subject_box.setPlaceholderText("no subjects yet")
+        self.subject_box.setPlaceholderText("none yet")
+        # a long subject name is elided in the box instead of widening the dock and the window
+        self.subject_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.subject_box.setMinimumContentsLength(SUBJECT_CHARACTERS)
         self.subject_box.currentTextChanged.connect(self._subject_chosen)
         refresh = QToolButton()
         refresh.setText("⟳")
@@ -117,9 +152,7 @@ class LedgerView(QWidget):
         self.status_table.setObjectName("ledger-status")
         self.status_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.status_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.status_table.horizontalHeader().setSectionResizeMode(
-            QHeaderView.ResizeMode.ResizeToContents
-        )
+        fit_columns_to_content(self.status_table)
         self.status_table.itemSelectionChanged.connect(self._show_selected_readiness)
         self.readiness_label = QLabel()
         self.readiness_label.setObjectName("ledger-readiness")
@@ -133,10 +166,7 @@ class LedgerView(QWidget):
         )
         self.submissions_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.submissions_table.verticalHeader().hide()
-        header = self.submissions_table.horizontalHeader()
-        for column in range(4):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        fit_columns_to_content(self.submissions_table)
         self.submissions_title = QLabel("Submissions")
 
         upper = QWidget()
@@ -157,7 +187,7 @@ class LedgerView(QWidget):
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setContentsMargins(*(LEDGER_MARGIN,) * 4)
         layout.addWidget(splitter)
 
         subscribe_in_gui(context.bus, LedgerChanged, lambda _event: self.refresh(), self)
@@ -280,6 +310,12 @@ class LedgerView(QWidget):
                 row, 3, _item(ready, colour=colour, tooltip=submission.readiness.explain())
             )
             table.setItem(row, 4, _item(submission.note, tooltip=submission.note))
+
+    def wanted_width(self) -> int:
+        """The width at which both tables show every column without scrolling."""
+        tables = [t for t in (self.status_table, self.submissions_table) if not t.isHidden()]
+        widest = max((width_showing_every_column(t) for t in tables), default=0)
+        return widest + 2 * LEDGER_MARGIN
 
     def _show_selected_readiness(self) -> None:
         candidates = self.snapshot.candidates

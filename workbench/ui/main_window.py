@@ -20,8 +20,10 @@ from PySide6.QtWidgets import (
 import workbench
 from workbench.core.context import AppContext
 from workbench.core.events import Notice
-from workbench.core.plugins import Plugin, Service, ViewSpec, load_reference
+from workbench.core.plugins import Plugin, Service, ViewRequested, ViewSpec, load_reference
+from workbench.ui.bridge import subscribe_in_gui
 from workbench.ui.chat.panel import ChatDock
+from workbench.ui.dock_fitting import DockFitter
 from workbench.ui.jobs_widget import JobsWidget
 from workbench.ui.layout_store import WindowLayout, load_layout, save_layout
 from workbench.ui.ledger_view import LedgerDock
@@ -76,11 +78,16 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.view_area)
 
         self.chat_dock = ChatDock(context, self)
-        self.chat_dock.panel.open_plugin_view.connect(self.open_plugin_view)
+        subscribe_in_gui(context.bus, ViewRequested, self.show_requested_view, self)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.chat_dock)
         self.ledger_dock = LedgerDock(context, self)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.ledger_dock)
-        self.resizeDocks([self.chat_dock, self.ledger_dock], [360, 440], Qt.Orientation.Horizontal)
+        # Until a person drags a dock's edge, the docks' widths follow the window's width and
+        # the ledger's columns; Qt alone would give all new width to the canvas.
+        self.dock_fitter = DockFitter(
+            self, self.chat_dock, self.ledger_dock, self.ledger_dock.view.wanted_width
+        )
+        self.ledger_dock.view.refreshed.connect(self.dock_fitter.schedule)
 
         self.jobs_widget = JobsWidget(context, self)
         self.jobs_widget.message.connect(self._job_message)
@@ -158,6 +165,10 @@ class MainWindow(QMainWindow):
                 return self.open_view(name)
         return None
 
+    def show_requested_view(self, request: ViewRequested) -> None:
+        """Someone asked for a view by name (a chat card's link to its result): show it."""
+        self.open_view(request.view)
+
     def _view_closed(self, name: str) -> None:
         self.plugin_docks.pop(name, None)
         if shiboken6.isValid(self.placeholder):  # not while the whole window is going away
@@ -204,6 +215,13 @@ class MainWindow(QMainWindow):
         window_menu.addAction("&Reset layout", self.reset_layout)
 
         help_menu = bar.addMenu("&Help")
+        from workbench.ui.first_run import open_guide  # the guide is built only when asked for
+
+        guide = help_menu.addAction(
+            "&Getting started…",
+            lambda: open_guide(self.context, self.chat_dock.panel.model_picker, self),
+        )
+        guide.setObjectName("action-getting-started")
         help_menu.addAction("&About Workbench", self._about)
 
     def open_settings(self) -> SettingsDialog:
@@ -252,6 +270,7 @@ class MainWindow(QMainWindow):
             state=self.saveState(),
             views_state=self.view_area.saveState(),
             open_views=[name for name, dock in self.plugin_docks.items() if not dock.isHidden()],
+            docks_follow_window=self.dock_fitter.follows_window,
         )
 
     def restore_layout(self) -> None:
@@ -261,6 +280,8 @@ class MainWindow(QMainWindow):
         if layout is None:
             return
         self._apply_layout(layout)
+        self.dock_fitter.layout_restored = not layout.state.isEmpty()
+        self.dock_fitter.follows_window = layout.docks_follow_window
 
     def _apply_layout(self, layout: WindowLayout) -> None:
         if not layout.geometry.isEmpty():
@@ -277,6 +298,8 @@ class MainWindow(QMainWindow):
         for dock in list(self.plugin_docks.values()):
             dock.close()
         self._apply_layout(self._default_layout)
+        self.dock_fitter.follows_window = True
+        self.dock_fitter.fit()
 
     def save_layout(self) -> None:
         try:

@@ -9,6 +9,6 @@ serial_protocol.py  line numbers, checksums, resends;  link_watchdog.py a lost `
 print_job.py        the streamed file and its layers;  gcode_state.py what the confirmed lines set
                     (position, modes, temperatures);  resume_plan.py the G-code of park, unpark,
                     resume after a reconnect and resume from a layer
-temperatures.py     M155 auto-report and `T:/B:` parsing
+temperatures.py     M155 auto-report and `T:/B:` parsing;  port_scan.py likely printer ports first
 emulator.py         a Marlin-like printer on a pseudo-terminal (tests and the streaming bench)
 """

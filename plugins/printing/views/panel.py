@@ -8,6 +8,12 @@ USB printers live in the printer host (this app, or `workbench --headless serve`
 awaits it with start_task and hears back through PrinterEvents on the bus (subscribe_in_gui),
 republished from the host's event stream when another process hosts. The GUI thread never waits.
 The G-code chosen for printing is shown layer by layer in a GcodePreview.
+
+Nothing is printed on a printer that never answered: likely printers are offered first
+(printer_picker), a USB printer counts as connected only once it answered M115
+(serial_handshake), a PrusaLink one once its status was read (prusalink_watch), and Print, Pause,
+Resume, Stop and the terminal stay disabled until then. Key problems are said once, with the
+ways on (printer_notice): the Printers dialog, or a key kept for this session only.
 """
 
 from __future__ import annotations
@@ -16,9 +22,8 @@ from collections import deque
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QTimer
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
-    QComboBox,
     QDialog,
     QFileDialog,
     QHBoxLayout,
@@ -40,27 +45,34 @@ from workbench_plugins.printing import gate
 from workbench_plugins.printing.control_print import OFFER_MARK
 from workbench_plugins.printing.printers import PrinterEvent, manager_for
 from workbench_plugins.printing.views.gcode_preview import GcodePreview
+from workbench_plugins.printing.views.panel_connection import PrinterConnection
 from workbench_plugins.printing.views.printer_dialogs import (
     confirmation_box,
     override_dialog,
     resume_offer_box,
 )
+from workbench_plugins.printing.views.printer_notice import PrinterNotice
+from workbench_plugins.printing.views.printer_picker import PrinterPicker
+from workbench_plugins.printing.views.prusalink_watch import PrusaLinkWatch
+from workbench_plugins.printing.views.serial_handshake import SerialHandshake
 from workbench_plugins.printing.views.temperature_plot import TemperaturePlot
 
-POLL_MS = 2000  # PrusaLink status polling
 ACTIONS = {"pause": "pause_print", "resume": "resume_print", "cancel": "cancel_print"}
+NOT_LINKED = ("not connected", "halted")  # a USB printer that must answer again
+ANSWERED = ("printing", "paused", "finished")  # with confirmed lines: the printer answered them
+ESTOP_STYLE = (
+    "QPushButton { background: #c00; color: white; font-weight: bold }"
+    "QPushButton:disabled { background: #e6b3b3; color: #f7f7f7 }"
+)
+WAITING_TIP = "Enabled once the chosen printer answered: choose one, then Connect"
 
 
-def _serial_ports() -> list[str]:
-    try:
-        from serial.tools import list_ports
-
-        return [port.device for port in list_ports.comports()]
-    except Exception:  # no pyserial or no ports: the user types one
-        return []
+def _named(widget: QWidget, name: str) -> Any:
+    widget.setObjectName(name)
+    return widget
 
 
-class PrinterPanel(QWidget):
+class PrinterPanel(PrinterConnection):
     def __init__(self, context: AppContext) -> None:
         super().__init__()
         self.context = context
@@ -69,27 +81,32 @@ class PrinterPanel(QWidget):
         self.override: QInputDialog | None = None  # asking for a reason to pass the print gate
         self.offer: QMessageBox | None = None  # offering to resume from a layer
         self.settings_dialog: QDialog | None = None
+        self.key_dialog: QInputDialog | None = None  # a key for this session only
         self._address = ("", "")  # (name, address)
+        self._ready_for = ""  # the printer that answered (M115, or its PrusaLink status)
         self.setObjectName("printer-panel")
 
-        self.printer = QComboBox(editable=True)
-        self.printer.setToolTip("A printer's name, a serial port or a PrusaLink URL")
-        self._fill_printers()
-        self.connect_button = QPushButton("Connect")
+        self.printer = PrinterPicker()
+        self.connect_button = _named(QPushButton("Connect"), "printer-connect")
         self.connect_button.clicked.connect(self.connect_printer)
-        self.disconnect_button = QPushButton("Disconnect")
+        self.disconnect_button = _named(QPushButton("Disconnect"), "printer-disconnect")
         self.disconnect_button.clicked.connect(self.disconnect_printer)
-        self.settings_button = QPushButton("Printers…")
+        self.settings_button = _named(QPushButton("Printers…"), "printer-open-settings")
         self.settings_button.clicked.connect(self.open_settings)
-        self.state = QLabel("not connected")
+        self.state = _named(QLabel("not connected"), "printer-state")
         top = QHBoxLayout()
         top.addWidget(self.printer, 1)
         for widget in (self.connect_button, self.disconnect_button, self.settings_button):
             top.addWidget(widget)
         top.addWidget(self.state)
+        self.found = _named(QLabel("No printer connected."), "printer-found")
+        self.found.setWordWrap(True)
+        self.notice = PrinterNotice()
+        self.notice.enter_key.clicked.connect(self.enter_key)
+        self.notice.session_key.clicked.connect(self.ask_session_key)
 
         self.plot = TemperaturePlot()
-        self.progress = QProgressBar()
+        self.progress = _named(QProgressBar(), "printer-progress")
         self.progress.setRange(0, 1000)
         self.time_left = QLabel("")
         progress_row = QHBoxLayout()
@@ -100,113 +117,72 @@ class PrinterPanel(QWidget):
         views.addWidget(self.plot, 1)
         views.addWidget(self.preview, 1)
 
-        self.terminal = QPlainTextEdit(readOnly=True)
+        self.terminal = _named(QPlainTextEdit(readOnly=True), "printer-terminal")
         self.terminal.setMaximumBlockCount(2000)
-        self.command = QLineEdit(placeholderText="G-code, e.g. M105 (Enter sends)")
+        self.command = _named(QLineEdit(), "printer-command")
+        self.command.setPlaceholderText("G-code, e.g. M105 (Enter sends)")
         self.command.returnPressed.connect(self._send_typed)
 
         layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addLayout(views, 2)
-        layout.addLayout(progress_row)
+        for row in (top, self.found, self.notice, (views, 2), progress_row):
+            if isinstance(row, tuple):
+                layout.addLayout(row[0], row[1])
+            elif isinstance(row, QWidget):
+                layout.addWidget(row)
+            else:
+                layout.addLayout(row)
         layout.addLayout(self._action_buttons())
         layout.addWidget(self.terminal, 1)
         layout.addWidget(self.command)
 
+        self.handshake = SerialHandshake(self)
+        self.handshake.answered.connect(self._answered)
+        self.handshake.silent.connect(self._silent)
+        self.watch = PrusaLinkWatch(self.manager, self)
+        self.watch.answered.connect(self._prusalink_answered)
+        self.watch.trouble.connect(self._prusalink_trouble)
+        self.printer.editTextChanged.connect(self._chosen_changed)
+        self._fill_printers()
         subscribe_in_gui(context.bus, PrinterEvent, self._on_event, self)
         if not self.manager.hosting:
             self.manager.follow_host()  # another process hosts: its events come to our bus
-        self._poll = QTimer(self)
-        self._poll.timeout.connect(self._poll_prusalink)
 
     def _action_buttons(self) -> QHBoxLayout:
         buttons = QHBoxLayout()
-        self.print_button = QPushButton("Print G-code…")
+        self.print_button = _named(QPushButton("Print G-code…"), "printer-print")
         self.print_button.clicked.connect(self._choose_file)
         buttons.addWidget(self.print_button)
         self.action_buttons: dict[str, QPushButton] = {}
         for action in ACTIONS:
-            button = QPushButton(action.capitalize() if action != "cancel" else "Stop")
+            label = action.capitalize() if action != "cancel" else "Stop"
+            button = _named(QPushButton(label), f"printer-{label.lower()}")
             button.clicked.connect(lambda _=False, a=action: self.request_action(a))
             buttons.addWidget(button)
             self.action_buttons[action] = button
-        self.estop = QPushButton("EMERGENCY STOP")
-        self.estop.setStyleSheet("background: #c00; color: white; font-weight: bold")
+        self.estop = _named(QPushButton("EMERGENCY STOP"), "printer-estop")
+        self.estop.setStyleSheet(ESTOP_STYLE)
         self.estop.clicked.connect(self.emergency_stop)
         buttons.addWidget(self.estop)
         return buttons
-
-    def _fill_printers(self) -> None:
-        current = self.printer.currentText()
-        self.printer.clear()
-        self.printer.addItems(self.manager.known() + _serial_ports())
-        if current:
-            self.printer.setEditText(current)
-
-    def _profiles_changed(self) -> None:
-        self._address = ("", "")
-        self._fill_printers()
-
-    @property
-    def name(self) -> str:
-        return self.printer.currentText().strip()
-
-    @property
-    def address(self) -> str:
-        """The chosen printer's address (events name printers by it; remembered per name, as
-        every event asks)."""
-        name = self.name
-        if self._address[0] != name:
-            self._address = (name, self.manager.profile(name).address if name else "")
-        return self._address[1]
 
     @property
     def samples(self) -> deque[tuple[float, float, float, float, float]]:
         return self.plot.samples
 
-    # -- connection ---------------------------------------------------------------------------
-    def connect_printer(self) -> None:
-        if not self.name:
-            self.say("Choose a printer, a serial port or a PrusaLink URL first.")
-            return
-        if self.manager.profile(self.name).transport == "prusalink":
-            self._poll.start(POLL_MS)
-            self._poll_prusalink()
-            return
-        self.state.setText("connecting…")
-        # the click is the person's own request: no second question
-        start_task(self._call("connect_printer", {"printer": self.name}), name="printer-connect")
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """No more polls or handshakes for a closed panel (the printer itself stays as it is)."""
+        self.watch.stop()
+        self.handshake.cancel()
+        super().closeEvent(event)
 
-    def disconnect_printer(self) -> None:
-        self._poll.stop()
-        if self.name:
-            start_task(self._call("disconnect_printer", {"printer": self.name}), name="printer-dc")
-
-    def open_settings(self) -> None:
-        """D's printer profiles dialog; the printer list is read again when it closes."""
-        try:
-            from workbench_plugins.printing.views.printer_settings import open_printer_settings
-        except ImportError as error:
-            self.say(f"The Printers dialog is not available here ({error}).")
-            return
-        self.settings_dialog = open_printer_settings(self.context, self)
-        self.settings_dialog.finished.connect(lambda *_: self._profiles_changed())
-
-    def _poll_prusalink(self) -> None:
-        start_task(self._status_call(self.name), name="printer-status")
-
-    async def _status_call(self, name: str) -> dict[str, Any] | None:
-        outcome = await self.context.registry.acall(
-            "get_printer_status", {"printer": name}, caller="gui"
-        )
-        if not shiboken6.isValid(self):
-            return None
-        if outcome.ok and outcome.result is not None:
-            self._show(outcome.result)
-            return outcome.result
-        if outcome.error is not None:
-            self.say(outcome.error.explain())
-        return None
+    def _update_controls(self) -> None:
+        ready, chosen = self.ready, bool(self.name)
+        for button in (self.print_button, *self.action_buttons.values(), self.command):
+            button.setEnabled(ready)
+            button.setToolTip("" if ready else WAITING_TIP)
+        self.connect_button.setEnabled(chosen and not self.handshake.running)
+        self.disconnect_button.setEnabled(chosen)
+        self.estop.setEnabled(chosen and not self.is_prusalink)
 
     # -- physical actions, confirmed --------------------------------------------------------
     def _choose_file(self) -> None:
@@ -216,6 +192,8 @@ class PrinterPanel(QWidget):
 
     def print_file(self, path: str, candidate_id: str | None = None) -> None:
         self.preview.load(path)
+        if self._refused_unready("print"):
+            return
         arguments: dict[str, Any] = {"printer": self.name, "gcode_path": path}
         if candidate_id:
             arguments["candidate_id"] = candidate_id
@@ -228,8 +206,24 @@ class PrinterPanel(QWidget):
         )
 
     def request_action(self, action: str) -> None:
+        if self._refused_unready(action if action != "cancel" else "stop"):
+            return
         question = f"{action.capitalize()} the print on {self.name}?"
         self.confirm(ACTIONS[action], {"printer": self.name}, question)
+
+    def _refused_unready(self, action: str) -> bool:
+        """The buttons are disabled until the printer answered; a call from elsewhere is
+        refused in words, and nothing is sent."""
+        if self.ready:
+            return False
+        if not self.name:
+            self.say(f"Choose a printer first (the list above), then Connect; did not {action}.")
+        else:
+            self.say(
+                f"{self.name} has not answered yet: Connect it first (a USB printer must answer "
+                f"M115, a PrusaLink one its status); did not {action}, nothing was sent."
+            )
+        return True
 
     def confirm(self, tool: str, arguments: dict[str, Any], question: str) -> None:
         """Ask without blocking; the tool runs only on Yes."""
@@ -255,6 +249,10 @@ class PrinterPanel(QWidget):
                 self._show(result)
             elif result.get("state"):
                 self.state.setText(str(result["state"]))
+            if tool == "connect_printer":  # open, but not yet known to be a printer
+                self.say(f"Opened {result.get('address')}; asking the firmware (M115)…")
+                self._port_opened(result)
+                return
             self.say(str(result.get("message") or f"{tool} done"))
             return
         if outcome.error is None:
@@ -264,7 +262,10 @@ class PrinterPanel(QWidget):
         else:
             self.say(outcome.error.explain())
         if tool == "connect_printer":
+            self.handshake.cancel()
             self.state.setText("not connected")
+            self.found.setText(outcome.error.message)
+            self._update_controls()
         if tool == "upload_and_print" and outcome.error.message.startswith(gate.REFUSED):
             self.ask_override(arguments, outcome.error.message)
         if tool == "resume_print":
@@ -286,6 +287,19 @@ class PrinterPanel(QWidget):
 
         dialog.finished.connect(answered)
         dialog.open()  # non-modal, like the confirmation: the GUI thread never waits
+
+    async def _status_call(self, name: str) -> dict[str, Any] | None:
+        outcome = await self.context.registry.acall(
+            "get_printer_status", {"printer": name}, caller="gui"
+        )
+        if not shiboken6.isValid(self):
+            return None
+        if outcome.ok and outcome.result is not None:
+            self._show(outcome.result)
+            return outcome.result
+        if outcome.error is not None:
+            self.say(outcome.error.explain())
+        return None
 
     async def _offer_resume_from_layer(self, printer: str, refusal: str) -> None:
         """A refused resume: if the host offers a layer to resume from, show its steps and ask."""
@@ -309,7 +323,7 @@ class PrinterPanel(QWidget):
 
     def emergency_stop(self) -> None:
         """M112 through the host, no question: stopping is always safe."""
-        if self.manager.profile(self.name).transport == "prusalink":
+        if self.is_prusalink:
             self.say("Emergency stop works on USB printers; for PrusaLink use Stop.")
             return
         request = self.manager.serial("emergency_stop", printer=self.address)
@@ -319,8 +333,8 @@ class PrinterPanel(QWidget):
         text = self.command.text().strip()
         if not text:
             return
-        if self.manager.profile(self.name).transport == "prusalink":
-            self.say("The terminal talks to USB printers; connect one to use it.")
+        if self.is_prusalink or not self.ready:
+            self.say("The terminal talks to a connected USB printer: choose one and Connect.")
             return
         self.command.clear()
         self.terminal.appendPlainText(f">>> {text}")
@@ -346,18 +360,33 @@ class PrinterPanel(QWidget):
             return
         snap = event.snapshot
         if event.kind == "rx":
-            self.terminal.appendPlainText(snap.get("message", ""))
+            line = str(snap.get("message", ""))
+            self.terminal.appendPlainText(line)
+            self._heard(line)
             if "temperatures" not in snap:
                 return
         elif event.kind == "disconnect":
-            self.say(
-                f"Disconnected: {snap.get('message')}. The print is held at line "
-                f"{snap.get('line')} of {snap.get('total')}: Connect, then Resume or Stop."
+            self.handshake.lost(event.printer, str(snap.get("message")))
+            held = (
+                f" The print is held at line {snap.get('line')} of {snap.get('total')}: "
+                "Connect, then Resume or Stop."
+                if snap.get("total")
+                else ""
             )
+            self.say(f"Disconnected: {snap.get('message')}.{held}")
         self._show(snap)
 
     def _show(self, snap: dict[str, Any]) -> None:
-        self.state.setText(str(snap.get("state", "")))
+        state = str(snap.get("state", ""))
+        if state == "disconnected":  # the host's word for a closed port; the panel says one
+            state = "not connected"
+        self.state.setText(state)
+        if not self.is_prusalink and not self.handshake.running:
+            if state in NOT_LINKED and self.ready:
+                self._set_ready(False)
+                self.found.setText(f"{self.name} is {state}: Connect asks it again (M115).")
+            elif state in ANSWERED and snap.get("line") and not self.ready:
+                self._answered(self.address, "")  # it confirmed lines of a print: it answers
         temperatures = snap.get("temperatures") or {}
         if temperatures:
             self.plot.add(temperatures)

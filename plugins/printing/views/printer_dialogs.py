@@ -1,11 +1,12 @@
 """The printer panel's questions, all non-modal (opened with `open()`; the GUI thread never waits):
-confirm a physical action, give a reason to print past the gate, resume from a layer instead."""
+confirm a physical action, give a reason to print past the gate, resume from a layer instead, and
+a PrusaLink key kept for this session only."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QInputDialog, QLineEdit, QMessageBox, QWidget
 
 YES_NO = QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No
 
@@ -46,3 +47,18 @@ def resume_offer_box(
     )
     box.setObjectName("resume-offer")
     return box
+
+
+def session_key_dialog(parent: QWidget, printer: str, what: str) -> QInputDialog:
+    """Ask for `printer`'s key (`what`: "API key" or "digest password") to use until the app
+    closes: kept in memory only, never written, so it works without a keyring."""
+    dialog = QInputDialog(parent)
+    dialog.setObjectName("printer-session-key-dialog")
+    dialog.setWindowTitle("Key for this session only")
+    dialog.setLabelText(
+        f"The PrusaLink {what} of {printer}, for this session only.\n\n"
+        "It stays in this app's memory until it closes and is written nowhere. To keep it, "
+        "enter it in Printers… (stored in the system keyring)."
+    )
+    dialog.setTextEchoMode(QLineEdit.EchoMode.Password)
+    return dialog

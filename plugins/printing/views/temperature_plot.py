@@ -7,12 +7,16 @@ from collections import deque
 
 import pyqtgraph as pg
 
+from workbench.ui.plot_theme import ensure_plot_theme
+
 HISTORY_S = 600.0  # how much temperature history the plot keeps
 
 
 class TemperaturePlot(pg.PlotWidget):  # type: ignore[misc]  # pyqtgraph ships no types
     def __init__(self) -> None:
+        ensure_plot_theme()  # before the widget exists: pyqtgraph reads the theme at creation
         super().__init__(title="Temperatures (°C)")
+        self.setObjectName("printing-temperature-plot")
         self.addLegend()
         self.samples: deque[tuple[float, float, float, float, float]] = deque()
         self._started = time.monotonic()

@@ -1,8 +1,10 @@
 """The density view: follows a running optimisation live, shows the stored design when idle.
 
-The density field is drawn as an image with a colour bar, under it the objective-vs-iteration
-curve; a header holds the iteration counter and a Cancel button, the side the Run form that calls
-`optimize_design` through the registry.
+The density field is drawn as an image with a colour bar, with the objective-vs-iteration curve
+under or beside it (density_plots.py); a header holds the run's description (elided, so it never
+widens the window), the iteration counter and a Cancel button, the side the Run form that calls
+`optimize_design` through the registry. Whichever way a run starts (the agent, the chat's /tool,
+the Run button), the form shows that run's problem, conditions and seed (run_arguments.py).
 """
 
 from __future__ import annotations
@@ -13,11 +15,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import pyqtgraph as pg
 import shiboken6
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -29,7 +29,13 @@ from workbench.core.context import AppContext
 from workbench.core.events import JobFinished, JobProgress, JobStarted, ToolCalled
 from workbench.core.tools import ToolOutcome
 from workbench.ui.bridge import subscribe_in_gui
+from workbench_plugins.topopt.views.density_plots import DensityPlots
+from workbench_plugins.topopt.views.elided_label import ElidedLabel
 from workbench_plugins.topopt.views.gui_tasks import start_gui_task
+from workbench_plugins.topopt.views.run_arguments import (
+    effective_config,
+    running_optimize_arguments,
+)
 from workbench_plugins.topopt.views.run_form import RunForm
 from workbench_plugins.topopt.views.stored_design import describe_config, read_last_design
 
@@ -38,8 +44,6 @@ OPTIMIZE_TOOL = "optimize_design"
 # A frame older than this when it reaches the GUI means the GUI is behind: it is not drawn at once
 # but coalesced with whatever follows, so a lagging GUI draws the newest frame instead of a backlog.
 MAX_FRAME_LAG_S = 0.5
-# White void, black material: the same convention as the rendered PNGs (matplotlib gray_r).
-DENSITY_COLOURS = pg.ColorMap(pos=[0.0, 1.0], color=[(255, 255, 255), (0, 0, 0)])
 
 
 class DensityView(QWidget):
@@ -69,7 +73,6 @@ class DensityView(QWidget):
         self._draw_scheduled = False
         self._curve_x: list[float] = []
         self._curve_y: list[float] = []
-        self._run_config: tuple[str, dict[str, Any]] | None = None
         self._runs_in_flight = 0
 
         self._build_controls()
@@ -84,12 +87,13 @@ class DensityView(QWidget):
 
     # -- building -------------------------------------------------------------------------------
     def _build_controls(self) -> None:
-        self.problem_label = QLabel("No optimisation yet")
+        self.problem_label = ElidedLabel("No optimisation yet")
         self.problem_label.setObjectName("topopt-problem-label")
         self.problem_label.setStyleSheet("font-weight: bold;")
         self.iteration_label = QLabel("iteration -")
         self.iteration_label.setObjectName("topopt-iteration")
         self.objective_label = QLabel("")
+        self.objective_label.setObjectName("topopt-objective")
         self.status_label = QLabel("idle")
         self.status_label.setObjectName("topopt-status")
         self.status_label.setWordWrap(True)
@@ -101,27 +105,20 @@ class DensityView(QWidget):
         self.form.run_requested.connect(self.run)
 
     def _build_plots(self) -> None:
-        """The density image with its colour bar above the objective curve."""
-        self.plots = pg.GraphicsLayoutWidget()
-        self.plots.setBackground("w")
-        self.image_plot = self.plots.addPlot(row=0, col=0)
-        self.image_plot.setAspectLocked(True)
-        self.image_plot.invertY(True)  # row 0 at the top, as in the design array
-        self.image_plot.hideAxis("left")
-        self.image_plot.hideAxis("bottom")
-        self.image = pg.ImageItem(axisOrder="row-major")
-        self.image_plot.addItem(self.image)
-        self.colour_bar = pg.ColorBarItem(
-            values=(0.0, 1.0), colorMap=DENSITY_COLOURS, label="density", interactive=False
-        )
-        self.colour_bar.setImageItem(self.image, insert_in=self.image_plot)
-        self.curve_plot = self.plots.addPlot(row=1, col=0)
-        self.curve_plot.setLabel("bottom", "iteration")
-        self.curve_plot.setLabel("left", "objective")
-        self.curve_plot.showGrid(x=True, y=True, alpha=0.3)
-        self.curve = self.curve_plot.plot([], [], pen=pg.mkPen("#1f6feb", width=2))
-        self.plots.ci.layout.setRowStretchFactor(0, 3)
-        self.plots.ci.layout.setRowStretchFactor(1, 2)
+        """The density image with its colour bar, and the objective curve (density_plots.py)."""
+        side = QWidget()
+        side.setObjectName("topopt-controls")
+        column = QVBoxLayout(side)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.form)
+        column.addWidget(self.status_label)
+        self.density_plots = DensityPlots(side)
+        self.plots = self.density_plots.plots
+        self.image_plot = self.density_plots.image_plot
+        self.image = self.density_plots.image
+        self.colour_bar = self.density_plots.colour_bar
+        self.curve_plot = self.density_plots.curve_plot
+        self.curve = self.density_plots.curve
 
     def _lay_out(self) -> None:
         header = QHBoxLayout()
@@ -129,20 +126,12 @@ class DensityView(QWidget):
         header.addWidget(self.iteration_label)
         header.addWidget(self.objective_label)
         header.addWidget(self.cancel_button)
-        side = QVBoxLayout()
-        side.addWidget(self.form)
-        side.addWidget(self.status_label)
-        side.addStretch(1)
-        body = QGridLayout()
-        body.addWidget(self.plots, 0, 0)
-        body.addLayout(side, 0, 1)
-        body.setColumnStretch(0, 1)
         layout = QVBoxLayout(self)
         layout.addLayout(header)
-        layout.addLayout(body, 1)
+        layout.addWidget(self.density_plots, 1)
 
     # -- following a job ------------------------------------------------------------------------
-    def _follow(self, job_id: str, problem_type: str = "") -> None:
+    def _follow(self, job_id: str, problem_type: str, first_event_time: float) -> None:
         self.job_id = job_id
         self.job_state = "running"
         self.received_iterations, self.drawn_iterations = [], []
@@ -151,9 +140,11 @@ class DensityView(QWidget):
         self._curve_x, self._curve_y = [], []
         self.curve.setData([], [])
         self.problem_type = problem_type
-        if self._run_config and (not problem_type or self._run_config[0] == problem_type):
-            self.problem_type = self._run_config[0]
-            self.config_text = describe_config(*self._run_config)
+        arguments = running_optimize_arguments(self.context.store, problem_type, first_event_time)
+        if arguments is not None:
+            self.problem_type = arguments.problem_type
+            self.config_text = describe_config(arguments.problem_type, arguments.config)
+            self.form.show_run(arguments.problem_type, arguments.config, arguments.seed)
         else:
             self.config_text = problem_type
         self.problem_label.setText(self.config_text or "optimisation")
@@ -165,7 +156,7 @@ class DensityView(QWidget):
     def _job_started(self, event: JobStarted) -> None:
         # optimize_design titles its jobs "optimize <problem>"; other plugins' jobs are not ours
         if event.title.startswith("optimize "):
-            self._follow(event.job_id, event.title.removeprefix("optimize ").strip())
+            self._follow(event.job_id, event.title.removeprefix("optimize ").strip(), event.time)
 
     def _job_progress(self, event: JobProgress) -> None:
         if event.message != "iteration" or "design" not in event.data:
@@ -175,7 +166,7 @@ class DensityView(QWidget):
         if event.job_id != self.job_id:
             if self.job_id is not None and self.job_state == "running":
                 return  # keep following the run we are on; a second run waits its turn
-            self._follow(event.job_id, str(event.data.get("problem_type", "")))
+            self._follow(event.job_id, str(event.data.get("problem_type", "")), event.time)
         iteration = int(event.data["iteration"])
         self.received_iterations.append(iteration)
         objective = event.data.get("objective")
@@ -210,8 +201,7 @@ class DensityView(QWidget):
         self.frame_drawn.emit(iteration)
 
     def _show_field(self, design: npt.NDArray) -> None:
-        self.image.setImage(design, autoLevels=False, levels=(0.0, 1.0))
-        self.image_plot.autoRange(padding=0.02)
+        self.density_plots.show_field(design)
 
     def _job_finished(self, event: JobFinished) -> None:
         if event.job_id != self.job_id:
@@ -237,7 +227,6 @@ class DensityView(QWidget):
     # -- running from the form ------------------------------------------------------------------
     def run(self, problem_type: str, config: dict[str, Any], seed: int = 0) -> bool:
         """Call optimize_design on the asyncio loop; the job's events then drive the view."""
-        self._run_config = (problem_type, dict(config))
         arguments = {"problem_type": problem_type, "problem_config": config, "seed": seed}
         started = start_gui_task(self._call_optimize(arguments), "topopt-optimize")
         if started:
@@ -278,6 +267,11 @@ class DensityView(QWidget):
         self.problem_type = problem_type
         self.config_text = describe_config(problem_type, stored.meta.get("config"))
         self.problem_label.setText(f"{self.config_text} — stored design")
+        self.form.show_run(
+            problem_type,
+            effective_config(problem_type, stored.meta.get("config")),
+            int(stored.meta.get("seed") or 0),
+        )
         self._show_field(stored.design)
         self._curve_x = list(range(len(stored.history)))
         self._curve_y = list(stored.history)

@@ -1,7 +1,10 @@
 """The STL view: an exported or opened STL in a pyvistaqt interactor, with its stats.
 
-Files are read and checked in a thread (mesh_loading.py); only the finished `pyvista.PolyData`
-is handed to VTK on the GUI thread.
+Files are read and checked in threads (mesh_loading.py); the GUI thread only hands finished
+`pyvista.PolyData` to VTK and draws. A big mesh (over PREVIEW_ABOVE triangles) comes in three
+steps, each a signal: `preview_shown` (a ~37k-triangle clustered copy, a 40-75 ms frame),
+`full_mesh_shown` (the whole mesh swapped in) and `mesh_shown` (its checks in the stats line).
+stl_open_bench.py measures them against bare pyvista.
 """
 
 from __future__ import annotations
@@ -29,8 +32,18 @@ from workbench.core.context import AppContext
 from workbench.core.events import ToolCalled
 from workbench.core.store import Artifact
 from workbench.ui.bridge import subscribe_in_gui
+from workbench_plugins.topopt.views.frame_watch import FrameWatch
 from workbench_plugins.topopt.views.gui_tasks import start_gui_task
-from workbench_plugins.topopt.views.mesh_loading import LoadedMesh, MeshLoadError, load_mesh
+from workbench_plugins.topopt.views.mesh_loading import (
+    PREVIEW_ABOVE,
+    LoadedMesh,
+    MeshLoadError,
+    PreviewMesh,
+    check_mesh,
+    open_stl,
+    read_full,
+    read_preview,
+)
 
 STL_KIND = "stl"
 STL_TOOL = "convert_design_to_stl"
@@ -44,7 +57,9 @@ class StlView(QWidget):
     list, other files come through Open….
     """
 
-    mesh_shown = Signal(str)  # the name of the mesh now on screen
+    preview_shown = Signal(str)  # a big mesh's coarse copy is on screen
+    full_mesh_shown = Signal(str)  # the whole mesh is on screen; its checks are still running
+    mesh_shown = Signal(str)  # the whole mesh and its stats are shown (the name)
     load_failed = Signal(str)
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
@@ -54,9 +69,13 @@ class StlView(QWidget):
         self.setObjectName("topopt-stl-view")
         self.context = context
         self.loaded: LoadedMesh | None = None
-        self.last_show_s = 0.0
+        self.preview: PreviewMesh | None = None  # the last preview drawn
+        self.full_polydata: Any = None  # the last full mesh drawn (pyvista.PolyData)
+        # GUI-thread seconds of the last load's steps ("preview", "full"): setup + their frame
+        self.gui_steps: dict[str, float] = {}
+        self.last_show_s = 0.0  # GUI-thread seconds of the last full-mesh swap (its 1st frame)
         self._artifacts: list[Artifact] = []
-        self._loading = 0
+        self._generation = 0  # which load is current; older ones' results are dropped
 
         self.artifact_box = QComboBox()
         self.artifact_box.setObjectName("topopt-stl-artifacts")
@@ -69,11 +88,22 @@ class StlView(QWidget):
         self.stats_label.setObjectName("topopt-stl-stats")
         self.stats_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.stats_label.setWordWrap(True)
+        # room for three lines from the start: a label growing from one line to two would
+        # shrink the render area, and VTK redraws the whole mesh on that resize (~0.5 s for 1M)
+        self.stats_label.setMinimumHeight(3 * self.stats_label.fontMetrics().lineSpacing() + 4)
+        self.stats_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
 
-        self.plotter = QtInteractor(self)
+        # auto_update off: pyvistaqt otherwise redraws the whole scene 5 times a second, which
+        # with a 1M-triangle mesh on software GL (0.3-1 s a frame) keeps the GUI frozen; this
+        # view draws after each change itself, and the interactor draws while the camera moves.
+        # No multisampling: on software GL (llvmpipe) 4x MSAA makes a 1M-triangle frame 3-5x
+        # slower (1.3 s instead of 0.3 s) and an 80k-triangle preview frame miss 50 ms.
+        self.plotter = QtInteractor(self, multi_samples=0, auto_update=False)
+        self.plotter.setObjectName("topopt-stl-plotter")
         # pyvista types these decorated methods as unbound (_Wrapped): a quirk of its hints
         self.plotter.set_background("white")  # type: ignore[arg-type]
         self.plotter.add_axes()  # type: ignore[call-arg]
+        self.frame_watch = FrameWatch(self.plotter)
 
         top = QHBoxLayout()
         top.addWidget(QLabel("STL"))
@@ -135,70 +165,164 @@ class StlView(QWidget):
 
     # -- loading and showing --------------------------------------------------------------------
     def load(self, path: Path, name: str = "") -> bool:
-        """Read and check `path` in a thread, then show it; False if no loop is attached."""
-        started = start_gui_task(self._load(Path(path), name or Path(path).name), "topopt-stl-load")
+        """Read and check `path` in threads, then show it; False if no loop is attached.
+
+        A newer load supersedes an older one still running: its results are dropped.
+        """
+        self._generation += 1
+        label = name or Path(path).name
+        started = start_gui_task(self._load(Path(path), label, self._generation), "topopt-stl-load")
         if started:
-            self._loading += 1
-            self.stats_label.setText(f"Loading {name or Path(path).name}…")
+            self.gui_steps = {}
+            self.stats_label.setText(f"Loading {label}…")
+            if self.full_polydata is not None and self.full_polydata.n_cells > PREVIEW_ABOVE:
+                # the old big mesh goes at once: otherwise every repaint meanwhile (the file
+                # dialog closing over the view) redraws it, ~0.5-1 s each on software GL
+                self.plotter.clear_actors()
+                self.full_polydata = None
         return started
 
-    async def _load(self, path: Path, name: str) -> None:
+    async def _load(self, path: Path, name: str, generation: int) -> None:
         try:
-            loaded = await asyncio.to_thread(load_mesh, path, name)
+            source = await asyncio.to_thread(open_stl, path, name)
+            started = time.perf_counter()
+            # the full read and the preview run side by side: neither waits for the other
+            full_read = asyncio.ensure_future(asyncio.to_thread(read_full, source))
+            try:
+                preview = await asyncio.to_thread(read_preview, source)
+            except BaseException:
+                full_read.add_done_callback(_drop_outcome)  # no "exception never retrieved"
+                raise
+            # always preview first, also when the full read won the race: a big mesh appears
+            # in the same two steps every time, and the preview frame is cheap (40-75 ms)
+            if preview is not None and self._current(generation):
+                self._show_preview(preview)
+            polydata = await full_read
+            if not self._current(generation):
+                return
+            coarse = preview.polydata if preview is not None else None
+            self._show_full(source.name, polydata, coarse, fit_camera=preview is None)
+            read_s = time.perf_counter() - started
+            loaded = await asyncio.to_thread(check_mesh, source, polydata, read_s, coarse)
         except MeshLoadError as error:
-            if shiboken6.isValid(self):
+            if self._current(generation):
                 self.stats_label.setText(f"{error} Choose another file.")
                 self.load_failed.emit(str(error))
             return
-        finally:
-            self._loading -= 1
-        if shiboken6.isValid(self):
-            self.show_mesh(loaded)
+        if self._current(generation):
+            self._show_stats(loaded)
+
+    def _current(self, generation: int) -> bool:
+        return shiboken6.isValid(self) and generation == self._generation
+
+    def _show_preview(self, preview: PreviewMesh) -> None:
+        """The coarse copy, drawn at once; the GUI thread pays one cheap frame."""
+        started = time.perf_counter()
+        self.preview = preview
+        self.plotter.clear_actors()
+        self.plotter.renderer.SetUseFXAA(False)  # big mesh: every millisecond of a frame counts
+        self.plotter.add_mesh(preview.polydata, color=MESH_COLOUR, name="stl", render=False)
+        self.plotter.renderer.reset_camera(render=False)
+        self.stats_label.setText(
+            f"<b>{preview.name}</b> — preview: {preview.polydata.n_cells:,} of "
+            f"{preview.file_triangles:,} triangles; reading the full mesh…"
+        )
+        self._announce_after_frame("preview", preview.name, time.perf_counter() - started)
+
+    def _show_full(self, name: str, polydata: Any, coarse: Any, fit_camera: bool) -> None:
+        """Swap in the full mesh (the camera stays where the person put it on the preview).
+
+        This frame is the one long GUI-thread step left: drawing 1M triangles on software GL
+        takes ~0.2-0.3 s, more on a busy machine (VTK draws in the GUI thread's Qt paint); the
+        preview stays up until it is done. On a hardware GPU it is a few milliseconds.
+        """
+        started = time.perf_counter()
+        self.full_polydata = polydata
+        if fit_camera:  # a new file, not the preview's full version
+            self.plotter.clear_actors()
+        # smooth edges (FXAA, ~20 ms a frame on software GL) only where frames are cheap
+        self.plotter.renderer.SetUseFXAA(polydata.n_cells <= PREVIEW_ABOVE)
+        if coarse is None:
+            self.plotter.add_mesh(polydata, color=MESH_COLOUR, name="stl", render=False)
+        else:
+            actor = lod_actor(polydata, coarse)
+            self.plotter.add_actor(actor, name="stl", reset_camera=False, render=False)
+        if fit_camera:  # Plotter.reset_camera would render: the renderer's own does not
+            self.plotter.renderer.reset_camera(render=False)
+        self.stats_label.setText(
+            f"<b>{name}</b> — triangles: {polydata.n_cells:,}; checking watertightness…"
+        )
+        self._announce_after_frame("full", name, time.perf_counter() - started)
+
+    def _announce_after_frame(self, step: str, name: str, setup_s: float) -> None:
+        """Emit the step's signal once its frame is drawn (`plotter.render()` would draw twice:
+        pyvistaqt's widget always renders again in its paint)."""
+        generation = self._generation
+
+        def drawn(frame_s: float) -> None:
+            if not shiboken6.isValid(self) or generation != self._generation:
+                return
+            self.gui_steps[step] = setup_s + frame_s
+            if step == "full":
+                self.last_show_s = setup_s + frame_s
+                self.full_mesh_shown.emit(name)
+            else:
+                self.preview_shown.emit(name)
+
+        self.frame_watch.after_next_frame(drawn)
+
+    def _show_stats(self, loaded: LoadedMesh) -> None:
+        self.loaded = loaded
+        self.stats_label.setText(self.stats_text(loaded))
+        generation = self._generation
+
+        def after_full_frame(_frame_s: float) -> None:  # never before full_mesh_shown
+            if shiboken6.isValid(self) and generation == self._generation:
+                self.mesh_shown.emit(loaded.name)
+
+        self.frame_watch.after_pending_frame(after_full_frame)
 
     def show_mesh(self, loaded: LoadedMesh) -> None:
-        started = time.perf_counter()
-        self.loaded = loaded
-        self.plotter.clear_actors()
-        if loaded.coarse is None:
-            self.plotter.add_mesh(
-                loaded.polydata, color=MESH_COLOUR, name="stl", reset_camera=False
-            )
-        else:
-            self.plotter.add_actor(self._lod_actor(loaded), name="stl", reset_camera=False)
-        self.plotter.reset_camera(render=False)  # type: ignore[call-arg]  # pyvista's _Wrapped
-        self.plotter.render()  # one render: on software GL a 1M-triangle frame costs ~1 s
-        self.stats_label.setText(self.stats_text(loaded))
-        self.last_show_s = time.perf_counter() - started  # GUI-thread cost (GL upload, 1st frame)
-        self.mesh_shown.emit(loaded.name)
-
-    @staticmethod
-    def _lod_actor(loaded: LoadedMesh) -> Any:
-        """Full mesh when still, the clustered copy when the render budget is short (rotating)."""
-        from vtkmodules.vtkRenderingCore import vtkPolyDataMapper
-        from vtkmodules.vtkRenderingLOD import vtkLODActor
-
-        actor = vtkLODActor()
-        for data, add in ((loaded.polydata, actor.SetMapper), (loaded.coarse, actor.AddLODMapper)):
-            mapper = vtkPolyDataMapper()
-            mapper.SetInputData(data)
-            mapper.ScalarVisibilityOff()
-            add(mapper)
-        colour = QColor(MESH_COLOUR)
-        actor.GetProperty().SetColor(colour.redF(), colour.greenF(), colour.blueF())
-        return actor
+        """Show a mesh already read and checked (e.g. by `load_mesh`), in one step."""
+        self._generation += 1  # a load still running must not replace it
+        self._show_full(loaded.name, loaded.polydata, loaded.coarse, fit_camera=True)
+        self._show_stats(loaded)
 
     @staticmethod
     def stats_text(loaded: LoadedMesh) -> str:
         (x0, y0, z0), (x1, y1, z1) = loaded.bounds
         volume = f"{loaded.volume:.6g} mm³" if loaded.volume is not None else "n/a (not closed)"
         closed = "yes" if loaded.watertight else "NO"
+        degenerate = loaded.triangles - loaded.polydata.n_cells  # VTK's reader drops them
+        skipped = f" ({degenerate:,} degenerate, not drawn)" if degenerate > 0 else ""
         return (
             f"<b>{loaded.name}</b> — watertight: <b>{closed}</b>, "
             f"consistent winding: {'yes' if loaded.winding_consistent else 'no'}, "
-            f"triangles: {loaded.triangles:,}, volume: {volume}, "
+            f"triangles: {loaded.triangles:,}{skipped}, volume: {volume}, "
             f"area: {loaded.area:.6g} mm², bounds: x {x0:g}…{x1:g}, y {y0:g}…{y1:g}, "
             f"z {z0:g}…{z1:g} mm (size {x1 - x0:g} x {y1 - y0:g} x {z1 - z0:g})"
         )
+
+
+def _drop_outcome(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
+def lod_actor(full: Any, coarse: Any) -> Any:
+    """Full mesh when still, the coarse copy when the render budget is short (rotating)."""
+    from vtkmodules.vtkRenderingCore import vtkPolyDataMapper
+    from vtkmodules.vtkRenderingLOD import vtkLODActor
+
+    actor = vtkLODActor()
+    for data, add in ((full, actor.SetMapper), (coarse, actor.AddLODMapper)):
+        mapper = vtkPolyDataMapper()
+        mapper.SetInputData(data)
+        mapper.ScalarVisibilityOff()
+        add(mapper)
+    colour = QColor(MESH_COLOUR)
+    actor.GetProperty().SetColor(colour.redF(), colour.greenF(), colour.blueF())
+    return actor
 
 
 def stl_view(context: AppContext) -> StlView:

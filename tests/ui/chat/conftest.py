@@ -22,6 +22,7 @@ from workbench.agents.events import AgentEvent, InterruptRequested
 from workbench.core.context import AppContext
 from workbench.core.tools import ToolOutcome
 from workbench.ui.chat.controller import ChatController
+from workbench.ui.chat.wording import card_status
 
 
 @pytest.fixture(autouse=True)
@@ -36,6 +37,7 @@ class Line:
     kind: str  # "note", "you", "error"
     text: str
     tone: str = ""
+    detail: str = ""
     action: str = ""
     on_action: Callable[[], None] | None = None
 
@@ -89,9 +91,10 @@ class RecordedCard:
         error: str = "",
         error_kind: str = "",
     ) -> None:
-        declined = error_kind == "confirmation_required"
-        self.status = "ok" if ok else ("declined" if declined else "error")
+        self.status = card_status(ok, error_kind)  # the chat's own rule
         self.duration_s, self.summary, self.error = duration_s, summary, error
+        if not ok:
+            self.details = error.strip()
 
     def set_details(self, text: str) -> None:
         self.details = text
@@ -157,8 +160,8 @@ class RecordingSurface:
         self.event_threads.add(threading.get_ident())
         self._controller().on_agent_event(event)
 
-    def note(self, text: str, tone: str = "note") -> None:
-        self.items.append(Line("note", text, tone=tone))
+    def note(self, text: str, tone: str = "note", detail: str = "") -> None:
+        self.items.append(Line("note", text, tone=tone, detail=detail))
 
     def user_message(self, text: str) -> None:
         self.items.append(Line("you", text))

@@ -75,7 +75,8 @@ def test_a_tool_command_calls_the_registry_and_shows_the_whole_result(
         assert card.tool == "sample_add" and card.agent == "you" and card.status == "ok"
         assert json.loads(card.details) == {"total": 3.5}
         [outcome] = chat.surface.outcomes
-        assert outcome.ok and card.summary == f"call {outcome.call_id}"
+        # what a person reads: the result, not the store's "call N" (that is for the record)
+        assert outcome.ok and card.summary == "total: 3.5"
         [recorded] = app.store.tool_calls("sample_add")
         assert recorded["caller"] == "gui:chat"
 

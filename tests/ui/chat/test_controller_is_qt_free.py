@@ -15,6 +15,7 @@ QT_FREE = (
     "workbench.ui.chat.style",
     "workbench.ui.chat.tool_calls",
     "workbench.ui.chat.transcript",
+    "workbench.ui.chat.wording",
 )
 QT = {"PySide6", "shiboken6", "qasync", "pyqtgraph"}
 

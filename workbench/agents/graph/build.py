@@ -16,6 +16,6 @@ def build_graph(deps: GraphDeps) -> StateGraph:
     builder = StateGraph(AgentState)
     builder.add_node(SUPERVISOR, SupervisorNode(deps), destinations=(SUPERVISOR, SPECIALIST, END))
     builder.add_node(SPECIALIST, SpecialistNode(deps), destinations=(SPECIALIST, TOOLS, SUPERVISOR))
-    builder.add_node(TOOLS, ToolNode(deps), destinations=(SPECIALIST, SUPERVISOR))
+    builder.add_node(TOOLS, ToolNode(deps), destinations=(SPECIALIST, SUPERVISOR, END))
     builder.add_edge(START, SUPERVISOR)
     return builder

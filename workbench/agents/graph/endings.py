@@ -1,5 +1,6 @@
-"""The two ways a stretch of work ends: the supervisor's final answer ends the engineer's turn,
-a specialist's report ends its hand-off and goes back to the supervisor."""
+"""The ways a stretch of work ends: the supervisor's final answer ends the engineer's turn,
+a specialist's report ends its hand-off and goes back to the supervisor, and a person's Cancel of
+a tool call's job ends the hand-off and the whole run at once."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from langgraph.graph import END
 from langgraph.types import Command
 
 from workbench.agents.events import FinalAnswer
+from workbench.agents.graph.cancels import USER_CANCELLED
 from workbench.agents.graph.state import SUPERVISOR, AgentState, entry
 from workbench.agents.graph.stream import emit, thread_of
 from workbench.agents.toolbridge import handoff_name
@@ -51,4 +53,33 @@ def report(
             "transcript": [*(transcript_before or []), entry("report", name, text)],
         },
         goto=SUPERVISOR,
+    )
+
+
+def stopped_by_user(
+    state: AgentState,
+    tool: str,
+    work: Sequence[BaseMessage],
+    transcript_before: list[dict[str, Any]],
+) -> Command:
+    """A person cancelled `tool`'s job: the hand-off is answered with a report saying so (the
+    supervisor reads it next turn) and the run ends here, with no further model or tool call."""
+    name = state["active"]
+    text = (
+        f"The user cancelled {tool} while {name} was working on this task, and that stopped "
+        "the run. Nothing after it was done; do not redo it unless the user asks."
+    )
+    answer = ToolMessage(
+        text, tool_call_id=state["handoff_id"], name=handoff_name(name), status="error"
+    )
+    return Command(
+        update={
+            "messages": [answer],
+            "work": work,
+            "active": "",
+            "nudge": "",
+            "outcome": USER_CANCELLED,
+            "transcript": [*transcript_before, entry("report", name, text, cancelled=True)],
+        },
+        goto=END,
     )

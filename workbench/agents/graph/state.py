@@ -33,7 +33,7 @@ class AgentState(TypedDict, total=False):
     work_retries: int  # active specialist's malformed replies left
     reply_malformed: bool
     nudge: str  # told to the next model call after a malformed reply
-    outcome: str  # "answered", "loop_stopped", "gave_up"
+    outcome: str  # "answered", "loop_stopped", "gave_up", "cancelled_by_user"
 
 
 def entry(role: str, agent: str, content: str, **extra: Any) -> dict[str, Any]:

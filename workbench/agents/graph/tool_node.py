@@ -3,13 +3,16 @@ the hand-off early when a guard trips (the same call again, too many malformed c
 failing again and again).
 
 Tool calls that need a person are LangGraph interrupts, all raised before any tool of the reply
-runs, because a resumed node runs again from its start.
+runs, because a resumed node runs again from its start. A person's Cancel of a job a call started
+ends the run there (see `cancels`); a stopped run cancels the jobs its running call started.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, ToolCall, ToolMessage
@@ -17,8 +20,14 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command, interrupt
 
 from workbench.agents.events import ToolFinished, ToolStarted
+from workbench.agents.graph.cancels import (
+    USER_CANCELLED,
+    JobWatch,
+    not_run_text,
+    user_cancelled_text,
+)
 from workbench.agents.graph.deps import GraphDeps
-from workbench.agents.graph.endings import report
+from workbench.agents.graph.endings import report, stopped_by_user
 from workbench.agents.graph.guards import failing_streak, repeated_call
 from workbench.agents.graph.messages import id_of
 from workbench.agents.graph.state import (
@@ -76,24 +85,25 @@ class ToolNode:
         answers: list[ToolMessage] = []
         transcript: list[dict[str, Any]] = []
         malformed_reply = state.get("reply_malformed", False)
-        for call in pending:
-            run = await self._run_one(name, allowed, call, decisions, config)
+        for index, call in enumerate(pending):
+            run, cancelled = await self._run_one(name, allowed, call, decisions, config)
             malformed_reply = malformed_reply or run.malformed
             status = "success" if run.ok else "error"
             answers.append(
                 ToolMessage(run.content, tool_call_id=call["id"], name=call["name"], status=status)
             )
-            transcript.append(
-                entry(
-                    "tool",
-                    name,
-                    run.content,
-                    tool=call["name"],
-                    ok=run.ok,
-                    arguments=call["args"],
-                    store_call_id=run.store_call_id,
-                )
-            )
+            transcript.append(_tool_entry(name, call, run, cancelled))
+            if cancelled:  # the person's Cancel: the rest of the reply is not run either
+                answers += [
+                    ToolMessage(
+                        not_run_text(call["name"]),
+                        tool_call_id=later["id"],
+                        name=later["name"],
+                        status="error",
+                    )
+                    for later in pending[index + 1 :]
+                ]
+                return stopped_by_user(state, call["name"], [*work, *answers], transcript)
         return self._after_round(state, [*work, *answers], transcript, malformed_reply)
 
     async def _run_one(
@@ -103,8 +113,9 @@ class ToolNode:
         call: ToolCall,
         decisions: dict[str, Any],
         config: RunnableConfig,
-    ) -> ToolRun:
-        """Run one call between a ToolStarted and a ToolFinished event."""
+    ) -> tuple[ToolRun, bool]:
+        """Run one call between a ToolStarted and a ToolFinished event; True with it when a
+        person cancelled the job the call started (the model then hears that instead)."""
         thread_id = thread_of(config)
         emit(
             ToolStarted(
@@ -115,7 +126,17 @@ class ToolNode:
                 arguments=call["args"],
             )
         )
-        run = await run_call(self.deps.context, agent, allowed, call, decisions)
+        context = self.deps.context
+        with JobWatch(context.bus) as watch:
+            try:
+                run = await run_call(context, agent, allowed, call, decisions)
+            except asyncio.CancelledError:  # the run was stopped: so is the work it started
+                watch.cancel_jobs(context.jobs)
+                raise
+        cancelled = watch.cancelled_by_person and not run.ok
+        if cancelled:
+            run = replace(run, content=user_cancelled_text(call["name"]))
+        error_kind = USER_CANCELLED if cancelled else (run.error.kind if run.error else "")
         emit(
             ToolFinished(
                 thread_id=thread_id,
@@ -127,10 +148,10 @@ class ToolNode:
                 store_call_id=run.store_call_id,
                 result=run.result,
                 error="" if run.ok else run.content,
-                error_kind=run.error.kind if run.error else "",
+                error_kind=error_kind,
             )
         )
-        return run
+        return run, cancelled
 
     def _after_round(
         self,
@@ -166,3 +187,18 @@ class ToolNode:
             },
             goto=SPECIALIST,
         )
+
+
+def _tool_entry(agent: str, call: ToolCall, run: ToolRun, cancelled: bool) -> dict[str, Any]:
+    """The transcript entry of one call (the chat shows it again when the conversation opens)."""
+    kind = USER_CANCELLED if cancelled else (run.error.kind if run.error else "")
+    return entry(
+        "tool",
+        agent,
+        run.content,
+        tool=call["name"],
+        ok=run.ok,
+        arguments=call["args"],
+        store_call_id=run.store_call_id,
+        error_kind=kind,
+    )

@@ -12,7 +12,7 @@ from typing import Any
 
 import shiboken6
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QCursor, QKeyEvent, QMouseEvent
+from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from workbench.ui.chat.style import COLOURS, MONO, STATUS_MARKS
 from workbench.ui.chat.summaries import compact_json
+from workbench.ui.chat.wording import card_status
 
 STREAM_REFRESH_MS = 40
 
@@ -122,13 +123,11 @@ class MessageBubble(ChatItem):
 
 
 class ToolCard(ChatItem):
-    """One tool call: tool, agent, arguments, status, duration, result summary.
+    """One tool call: tool, agent, arguments, status, duration, and a short summary in a
+    person's words; what the model was told is one click away (Details). A card whose tool's
+    results some view shows has a link to that view (`open_view_requested`)."""
 
-    A card whose tool belongs to a plugin with views is clickable: `activated` asks the window to
-    show that plugin's view (e.g. an optimisation card shows the density view).
-    """
-
-    activated = Signal(str)  # the tool name
+    open_view_requested = Signal(str, str)  # view name, tool
 
     def __init__(
         self,
@@ -136,18 +135,20 @@ class ToolCard(ChatItem):
         arguments: Any = None,
         *,
         agent: str = "",
-        linked_plugin: str | None = None,
+        view_name: str = "",
+        view_title: str = "",
     ) -> None:
         super().__init__()
         self.setObjectName("tool-card")
         self.tool = tool
         self.agent = agent
-        self.linked_plugin = linked_plugin
+        self.view_name = view_name
         self.status = "running"
         self.duration_s: float | None = None
         self.title = _label(selectable=False)
         self.title.setObjectName("tool-card-title")
         self.timing = QLabel()
+        self.timing.setObjectName("tool-card-timing")
         self.timing.setStyleSheet(f"color: {COLOURS['note']};")
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
@@ -169,12 +170,27 @@ class ToolCard(ChatItem):
         layout.addLayout(top)
         layout.addWidget(self.arguments)
         layout.addWidget(self.summary)
+        layout.addLayout(self._links(view_title))
         layout.addWidget(self.details)
-        if linked_plugin:
-            self.setCursor(QCursor(Qt.CursorShape.PointingHandCursor))
-            self.setFocusPolicy(Qt.FocusPolicy.TabFocus)
-            self.setToolTip(f"Click to show the {linked_plugin} view")
         self._show()
+
+    def _links(self, view_title: str) -> QHBoxLayout:
+        """The row under the summary: Details (hidden until there are some), the view link."""
+        self.details_button = _link_button("Details ▸", "tool-card-details-toggle")
+        self.details_button.setCheckable(True)
+        self.details_button.setToolTip("Show what the tool answered, as the agent read it")
+        self.details_button.toggled.connect(self._toggle_details)
+        self.details_button.hide()
+        self.view_button = _link_button(f"Show in {view_title} view ↗", "tool-card-open-view")
+        self.view_button.setToolTip(f"Open the {view_title} view, which shows this result")
+        self.view_button.clicked.connect(self.open_view)
+        self.view_button.setVisible(bool(self.view_name))
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.details_button)
+        row.addWidget(self.view_button)
+        row.addStretch(1)
+        return row
 
     def finish(
         self,
@@ -185,22 +201,34 @@ class ToolCard(ChatItem):
         error: str = "",
         error_kind: str = "",
     ) -> None:
-        self.status = (
-            "ok" if ok else ("declined" if error_kind == "confirmation_required" else "error")
-        )
+        """`summary`: the line a person reads; `error`: the failure as the model read it
+        (kept under Details)."""
+        self.status = card_status(ok, error_kind)
         self.duration_s = duration_s
         if ok:
             self.summary.setText(summary or "done")
         else:
-            # first line as the summary, the rest (which fields, what to do) below it
             first, _, rest = error.strip().partition("\n")
-            self.summary.setText(first or "failed")
-            self.set_details(rest.strip())
+            shown = summary or first or "failed"
+            self.summary.setText(shown)
+            self.summary.setToolTip(error.strip()[:4000])
+            # the rest of what the agent read; its first line only when the summary differs
+            self.set_details(rest.strip() if first.strip() == shown else error.strip())
         self._show()
 
     def set_details(self, text: str) -> None:
         self.details.setText(text)
-        self.details.setVisible(bool(text))
+        self.details_button.setVisible(bool(text))
+        if not text:
+            self.details_button.setChecked(False)
+
+    def _toggle_details(self, shown: bool) -> None:
+        self.details.setVisible(shown)
+        self.details_button.setText("Details ▾" if shown else "Details ▸")
+
+    def open_view(self) -> None:
+        if self.view_name:
+            self.open_view_requested.emit(self.view_name, self.tool)
 
     def alive(self) -> bool:
         return shiboken6.isValid(self)
@@ -208,9 +236,11 @@ class ToolCard(ChatItem):
     def _show(self) -> None:
         colour = COLOURS[self.status]
         by = f"  ·  {self.agent}" if self.agent else ""
-        view = "  ↗" if self.linked_plugin else ""
-        self.title.setText(f"{STATUS_MARKS[self.status]} {self.tool}{by}{view}")
+        self.title.setText(f"{STATUS_MARKS[self.status]} {self.tool}{by}")
         self.title.setStyleSheet(f"color: {colour}; font-weight: bold;")
+        self.summary.setStyleSheet(
+            f"color: {colour};" if self.status == "error" else f"color: {COLOURS['note']};"
+        )
         if self.status == "running":
             self.summary.setText("running…")
         self.timing.setText(
@@ -218,30 +248,29 @@ class ToolCard(ChatItem):
             if self.duration_s is not None
             else self.status
         )
-        style = (
+        self.setStyleSheet(
             "#tool-card { background: #ffffff; border: 1px solid #d0d7de;"
             f" border-left: 4px solid {colour}; border-radius: 4px; }}"
         )
-        if self.linked_plugin:
-            style += " #tool-card:hover { background: #f6f8fa; }"
-        self.setStyleSheet(style)
-
-    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # Qt override
-        if event.button() == Qt.MouseButton.LeftButton and self.linked_plugin:
-            self.activated.emit(self.tool)
-        super().mouseReleaseEvent(event)
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # Qt override
-        if self.linked_plugin and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            self.activated.emit(self.tool)
-            return
-        super().keyPressEvent(event)
 
     def plain_text(self) -> str:
         parts = [self.title.text(), self.timing.text(), self.arguments.text(), self.summary.text()]
         if self.details.text():
             parts.append(self.details.text())
         return "\n".join(parts)
+
+
+def _link_button(text: str, name: str) -> QPushButton:
+    button = QPushButton(text)
+    button.setObjectName(name)
+    button.setFlat(True)
+    button.setCursor(QCursor(Qt.CursorShape.PointingHandCursor))
+    button.setStyleSheet(
+        "QPushButton { color: #0969da; border: none; padding: 0 6px 0 0; text-align: left; }"
+        " QPushButton:hover { text-decoration: underline; }"
+    )
+    button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+    return button
 
 
 class QuestionCard(ChatItem):
@@ -297,10 +326,14 @@ class QuestionCard(ChatItem):
 class NoteLine(ChatItem):
     """A small line: routing, what the runtime did, confirmations given, commands' output."""
 
-    def __init__(self, text: str, *, colour: str = COLOURS["note"], mono: bool = False) -> None:
+    def __init__(
+        self, text: str, *, colour: str = COLOURS["note"], mono: bool = False, detail: str = ""
+    ) -> None:
         super().__init__()
         self.setObjectName("chat-note")
         self.label = _label(text, style=f"color: {colour};" + (MONO if mono else ""))
+        if detail:  # what the model was told, for whoever wants it (hover)
+            self.label.setToolTip(detail)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 1, 8, 1)
         layout.addWidget(self.label)

@@ -3,6 +3,10 @@ the engineer picks another model, and closed properly (after a run still unwindi
 
 A runtime built from the settings follows them: when the settings dialog changes the model, the
 next run uses the new one. A runtime handed in (tests: a scripted model) is kept as it is.
+
+A model picked in the chat that loads in this process (llama.cpp: seconds to read the GGUF file)
+is built on a worker thread; until it is ready the chat says so instead of sending. Models picked
+by hand are remembered (workbench.ui.gui_state) so the model menu lists them again.
 """
 
 from __future__ import annotations
@@ -13,6 +17,9 @@ from typing import Any
 from workbench.agents import AgentRuntime, BackendError
 from workbench.core.context import AppContext
 from workbench.ui.chat.surface import ChatSurface, Spawn
+from workbench.ui.gui_state import remember_model
+
+LOADS_IN_PROCESS = "llamacpp:"  # specs whose runtime reads a model file: built off the GUI thread
 
 
 class RuntimeKeeper:
@@ -58,6 +65,7 @@ class ModelChoice:
         self.keeper = RuntimeKeeper()
         self.problem = ""  # why the wanted model cannot be used, for the engineer
         self.from_settings = from_settings
+        self.loading = ""  # the spec being built on a worker thread
 
     @property
     def runtime(self) -> AgentRuntime | None:
@@ -74,11 +82,14 @@ class ModelChoice:
         try:
             runtime = AgentRuntime(self.context, spec)
         except (BackendError, ValueError, OSError) as error:  # bad spec, missing key or file
-            self.problem = f"The model {spec!r} cannot be used: {error}"
-            self.surface.show_model(spec, self.problem)
+            self._cannot_use(spec, error)
             return False
         self.use(runtime)
         return True
+
+    def _cannot_use(self, spec: str, error: Exception) -> None:
+        self.problem = f"The model {spec!r} cannot be used: {error}"
+        self.surface.show_model(spec, self.problem)
 
     def choose(self, spec: str) -> None:
         """The engineer picked another model: remembered in settings, used from the next run."""
@@ -87,22 +98,51 @@ class ModelChoice:
         except ValueError as error:
             self.surface.error(f"{spec!r} is not a model name the settings accept: {error}")
             return
-        if self.build(spec):
-            self.from_settings = True
-            self.surface.note(f"Model: {spec}. The conversation continues with it.")
-            self.spawn(self._save_settings(), name="chat:save-settings")
+        self.loading = ""  # a model still loading is no longer wanted
+        if spec.startswith(LOADS_IN_PROCESS):
+            self.loading = spec
+            self.surface.note(f"Loading {spec} (a few seconds)…")
+            self.spawn(self._build_off_thread(spec), name="chat:load-model")
+        elif self.build(spec):
+            self._chosen(spec)
         else:
             self.surface.error(self.problem)
 
-    async def _save_settings(self) -> None:
+    async def _build_off_thread(self, spec: str) -> None:
+        try:
+            runtime = await asyncio.to_thread(AgentRuntime, self.context, spec)
+        except (BackendError, ValueError, OSError) as error:
+            if self.loading == spec:
+                self.loading = ""
+                if self.surface.alive():
+                    self._cannot_use(spec, error)
+                    self.surface.error(self.problem)
+            return
+        if self.loading != spec or not self.surface.alive():  # another pick, or the chat closed
+            runtime.close()
+            return
+        self.loading = ""
+        self.use(runtime)
+        self._chosen(spec)
+
+    def _chosen(self, spec: str) -> None:
+        self.from_settings = True
+        self.surface.note(f"Model: {spec}. The conversation continues with it.")
+        self.spawn(self._save_settings(spec), name="chat:save-settings")
+
+    async def _save_settings(self, spec: str) -> None:
         try:
             await asyncio.to_thread(self.context.save_settings)
+            await asyncio.to_thread(remember_model, self.context.paths.config_dir, spec)
         except OSError as error:
             if self.surface.alive():
                 self.surface.error(f"The model choice could not be saved in the settings: {error}")
 
     def current(self) -> AgentRuntime | None:
         """The runtime for the next run; the settings dialog may have changed the model since."""
+        if self.loading:
+            self.problem = f"The model {self.loading} is still loading; send again in a moment."
+            return None
         wanted = self.context.settings.model
         runtime = self.runtime
         if self.from_settings and runtime is not None and runtime.model_spec != wanted:

@@ -30,6 +30,7 @@ from workbench.agents.accounting import Conversation
 from workbench.agents.events import AgentEvent, InterruptRequested
 from workbench.core.context import AppContext
 from workbench.core.events import ToolCalled
+from workbench.core.plugins import ViewRequested, ViewSpec, view_showing
 from workbench.core.tools import ToolOutcome
 from workbench.ui.async_loop import start_task
 from workbench.ui.bridge import gui_deliver, subscribe_in_gui
@@ -45,11 +46,9 @@ from workbench.ui.chat.style import COLOURS
 from workbench.ui.chat.surface import Tone
 
 
-def plugin_with_view(context: AppContext, tool: str) -> str | None:
-    """The plugin `tool` comes from, if that plugin has views (its cards then open one)."""
-    owner = context.registry.owner(tool)
-    plugin = context.plugins.plugins.get(owner)
-    return owner if plugin is not None and plugin.views else None
+def view_for_tool(context: AppContext, tool: str) -> ViewSpec | None:
+    """The view that shows `tool`'s results (its cards link there), if any."""
+    return view_showing(context.plugins, tool, context.registry.owner(tool))
 
 
 class ChatPanel(QWidget):
@@ -58,7 +57,6 @@ class ChatPanel(QWidget):
     conversation_loaded = Signal(str)  # thread id, once its transcript is shown
     conversations_listed = Signal(list)  # thread ids, newest first
     exported = Signal(str)  # path written
-    open_plugin_view = Signal(str)  # plugin name: the window shows that plugin's first view
 
     def __init__(
         self,
@@ -158,10 +156,9 @@ class ChatPanel(QWidget):
     def stop(self) -> None:
         self.controller.stop()
 
-    def _card_activated(self, tool: str) -> None:
-        plugin = plugin_with_view(self.context, tool)
-        if plugin:
-            self.open_plugin_view.emit(plugin)
+    def _open_view(self, view: str, tool: str) -> None:
+        """A card's link: the window (whoever listens on the bus) shows the view."""
+        self.context.bus.publish(ViewRequested(source="chat", view=view, tool=tool))
 
     # -- ChatSurface: what the controller shows -------------------------------------------------
     def alive(self) -> bool:
@@ -177,8 +174,8 @@ class ChatPanel(QWidget):
         if shiboken6.isValid(self):
             self.controller.on_agent_event(event)
 
-    def note(self, text: str, tone: Tone = "note") -> None:
-        self.view.add(NoteLine(text, colour=COLOURS[tone]))
+    def note(self, text: str, tone: Tone = "note", detail: str = "") -> None:
+        self.view.add(NoteLine(text, colour=COLOURS[tone], detail=detail))
 
     def user_message(self, text: str) -> None:
         self.view.add(MessageBubble("You", text, role="you"))
@@ -197,9 +194,15 @@ class ChatPanel(QWidget):
         return bubble
 
     def tool_card(self, tool: str, arguments: Any, agent: str) -> ToolCard:
-        linked = plugin_with_view(self.context, tool)
-        card = ToolCard(tool, arguments, agent=agent, linked_plugin=linked)
-        card.activated.connect(self._card_activated)
+        view = view_for_tool(self.context, tool)
+        card = ToolCard(
+            tool,
+            arguments,
+            agent=agent,
+            view_name=view.name if view else "",
+            view_title=view.title if view else "",
+        )
+        card.open_view_requested.connect(self._open_view)
         self.view.add(card)
         return card
 

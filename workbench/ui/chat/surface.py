@@ -50,7 +50,7 @@ class StreamedMessage(Protocol):
 class ToolCardView(Protocol):
     """A tool call as shown in the chat: running until `finish`."""
 
-    status: str  # "running", "ok", "error", "declined"
+    status: str  # "running", "ok", "error", "declined", "cancelled" (by the person)
 
     def finish(
         self,
@@ -60,7 +60,9 @@ class ToolCardView(Protocol):
         summary: str = "",
         error: str = "",
         error_kind: str = "",
-    ) -> None: ...
+    ) -> None:
+        """`summary` is what a person reads; `error` the failure as the model read it (kept
+        one click away)."""
 
     def set_details(self, text: str) -> None: ...
 
@@ -79,7 +81,8 @@ class ChatSurface(Protocol):
         `on_agent_event` on its own thread."""
 
     # -- items of the transcript ----------------------------------------------------------------
-    def note(self, text: str, tone: Tone = "note") -> None: ...
+    def note(self, text: str, tone: Tone = "note", detail: str = "") -> None:
+        """A small line; `detail` (what the model was told) is shown on demand (hover)."""
 
     def user_message(self, text: str) -> None: ...
 

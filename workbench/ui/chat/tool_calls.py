@@ -21,8 +21,10 @@ from workbench.ui.chat.commands import (
     tool_listing,
     unknown_tool,
 )
+from workbench.ui.chat.summaries import summarize
 from workbench.ui.chat.surface import ChatSurface, Spawn, ToolCardView
 from workbench.ui.chat.transcript import Transcript
+from workbench.ui.chat.wording import failure_headline
 
 CALLER = "gui:chat"
 
@@ -99,15 +101,18 @@ class ToolCalls:
 
 
 def show_outcome(card: ToolCardView, outcome: ToolOutcome) -> None:
-    """Finish a /tool call's card: the engineer asked for it, so the whole result is shown."""
-    explanation = outcome.error.explain() if outcome.error else "failed without a message"
-    card.finish(
-        outcome.ok,
-        duration_s=outcome.duration_s,
-        summary=f"call {outcome.call_id}",
-        error="" if outcome.ok else explanation,
-    )
+    """Finish a /tool call's card: a short summary, the whole result or error under Details."""
     if outcome.ok:
+        card.finish(True, duration_s=outcome.duration_s, summary=summarize(outcome.result))
         card.set_details(json.dumps(outcome.result, indent=2, ensure_ascii=False, default=str))
-    else:
-        card.set_details(explanation)
+        return
+    error = outcome.error
+    explanation = error.explain() if error else "failed without a message"
+    kind = error.kind if error else ""
+    card.finish(
+        False,
+        duration_s=outcome.duration_s,
+        summary=failure_headline(outcome.tool, kind, explanation, by="you"),
+        error=explanation,
+        error_kind=kind,
+    )

@@ -24,8 +24,10 @@ from workbench.agents.events import (
     ToolFinished,
     ToolStarted,
 )
+from workbench.agents.graph.cancels import USER_CANCELLED
 from workbench.ui.chat.summaries import summarize, summarize_text
 from workbench.ui.chat.surface import ChatSurface, StreamedMessage, ToolCardView
+from workbench.ui.chat.wording import failure_headline, malformed_note
 
 SUPERVISOR = "supervisor"
 RETRY_KINDS = ("model_unreachable", "model_error", "internal")
@@ -120,9 +122,9 @@ class Transcript:
             bubble.discard("malformed reply, not kept")
         self._last_call_bubble = None
         self.surface.note(
-            f"The model's reply was malformed ({event.problem}: {event.detail}); it was told "
-            f"why and asked again ({event.retries_left} retries left).",
+            malformed_note(event.problem, event.retries_left),
             tone="declined",
+            detail=f"{event.problem}: {event.detail}",
         )
 
     def _on_final(self, event: FinalAnswer) -> None:
@@ -144,6 +146,9 @@ class Transcript:
                 card.finish(False, error="did not finish: the run ended")
         if event.kind == "cancelled":
             self.surface.note("Stopped. The conversation is kept; send a message to go on.")
+            return
+        if event.kind == USER_CANCELLED:  # the person's own decision: not an error
+            self.surface.note(event.message, tone="declined")
             return
         action = "Retry" if event.kind in RETRY_KINDS else ""
         self.surface.error(event.message, action, self.retry)
@@ -179,7 +184,10 @@ class Transcript:
         card = self._cards.pop(event.tool_call_id, None)
         if card is None:  # refused before it started (malformed call)
             card = self.tool_card("", event.tool, None, event.agent)
-        summary = summarize(event.result) if event.result is not None else ""
+        if event.ok:
+            summary = summarize(event.result) if event.result is not None else ""
+        else:
+            summary = failure_headline(event.tool, event.error_kind, event.error)
         card.finish(
             event.ok,
             duration_s=event.duration_s,
@@ -197,15 +205,25 @@ class Transcript:
         elif role == "handoff":
             self.surface.note(f"→ {entry.get('specialist', '')}: {content}")
         elif role == "tool":
-            card = self.tool_card("", str(entry.get("tool", "")), entry.get("arguments"), agent)
-            ok = bool(entry.get("ok"))
-            card.finish(ok, summary=summarize_text(str(content)), error="" if ok else str(content))
+            self._show_stored_call(entry)
+        elif role == "report" and entry.get("cancelled"):
+            self.surface.note(str(content), tone="declined")
         elif role == "report" or (role == "assistant" and not entry.get("final")):
             if str(content).strip():
                 self.surface.message(agent, str(content), agent=agent, role="specialist")
         elif role == "assistant":
             final = self.surface.message("Workbench", agent=agent, role="workbench")
             final.mark_final(str(content))
+
+    def _show_stored_call(self, entry: dict[str, Any]) -> None:
+        tool, content = str(entry.get("tool", "")), str(entry.get("content", ""))
+        card = self.tool_card("", tool, entry.get("arguments"), str(entry.get("agent", "")))
+        kind = str(entry.get("error_kind", ""))
+        if entry.get("ok"):
+            card.finish(True, summary=summarize_text(content))
+        else:
+            summary = failure_headline(tool, kind, content)
+            card.finish(False, summary=summary, error=content, error_kind=kind)
 
     def count_stored_tokens(self, calls: list[dict[str, Any]]) -> None:
         """The tokens of a stored conversation's earlier model calls (`AgentLog.calls`)."""
