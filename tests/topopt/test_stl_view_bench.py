@@ -80,8 +80,10 @@ def test_big_stl_shows_preview_then_full_mesh_and_the_comparison(tmp_path: Path)
     run = result["runs"]["view"][0]
     assert run["preview_s"] < run["full_s"] <= run["checked_s"]  # order, not speed
     assert set(run["gui_steps_s"]) == {"preview", "full"}
-    # one frame for the preview, one for the full mesh (a stray expose may add one)
-    assert 2 <= run["frames_drawn"] <= 3, run["frames_drawn"]
+    # a frame for the preview and one for the full mesh, or one for both when the full mesh is
+    # ready before the preview's frame was drawn (seen on a fresh CI machine); the old 200 ms
+    # redraw timer drew many more
+    assert 1 <= run["frames_drawn"] <= 3, run["frames_drawn"]
     for key in (
         "bare_pyvista_s",
         "bare_pyvista_read_s",

@@ -22,8 +22,9 @@ from workbench.ui.chat.panel import ChatPanel
 def panel(context: AppContext, qtbot: QtBot) -> Iterator[ChatPanel]:
     if context.registry.get("convert_design_to_stl") is None:
         pytest.skip("the topopt plugin is not installed")
+    # closed here, not by qtbot: qtbot deletes its widgets before this fixture's teardown, and
+    # waiting for the model check's task below would then meet a deleted panel
     chat = ChatPanel(context)
-    qtbot.addWidget(chat)
     chat.show()
     yield chat
     qtbot.waitUntil(lambda: running_tasks() == 0)
