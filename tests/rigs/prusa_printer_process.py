@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import argparse
 import collections
-import contextlib
 import json
-import os
 import re
 import sys
 import threading
@@ -30,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from virtual_printer_process import PtyBridge, make_printer
+from virtual_printer_process import make_printer, serve
 
 FIRMWARE = "3.14.1-8237"  # PrusaLink's pattern: digits.digits.digits-build
 MK3S = "302"  # M862.2 Q: the printer type code of an MK3S
@@ -197,19 +195,7 @@ def main() -> None:
     parser.add_argument("--speed", type=float, default=1.0)
     args = parser.parse_args()
     settings = {**PRUSA_SETTINGS, **json.loads(args.settings)}
-    printer = PrusaFlavour(make_printer(args.folder, settings, args.speed))
-    bridge = PtyBridge(printer, args.link, args.received)
-    bridge.plug()
-    for target in (bridge.host_to_printer, bridge.printer_to_host):
-        threading.Thread(target=target, daemon=True).start()
-    print(f"ready {args.link}", flush=True)
-    for command in sys.stdin:
-        if command.strip() == "quit":
-            break
-    bridge.stopping = True
-    with contextlib.suppress(Exception):
-        printer.close()
-    os._exit(0)  # the printer's own threads are not daemons
+    serve(PrusaFlavour(make_printer(args.folder, settings, args.speed)), args.link, args.received)
 
 
 if __name__ == "__main__":

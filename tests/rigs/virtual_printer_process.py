@@ -231,12 +231,19 @@ def main() -> None:
     parser.add_argument("--settings", default="{}", help="JSON: overrides of its settings")
     parser.add_argument("--speed", type=float, default=1.0)
     args = parser.parse_args()
-    printer = make_printer(args.folder, json.loads(args.settings), args.speed)
-    bridge = PtyBridge(printer, args.link, args.received)
+    serve(
+        make_printer(args.folder, json.loads(args.settings), args.speed), args.link, args.received
+    )
+
+
+def serve(printer: Any, link: Path, received: Path) -> None:
+    """Bridge `printer` onto a pty at `link` and obey unplug/replug/restart/quit on stdin, then
+    exit (both runners end here)."""
+    bridge = PtyBridge(printer, link, received)
     bridge.plug()
     for target in (bridge.host_to_printer, bridge.printer_to_host):
         threading.Thread(target=target, daemon=True).start()
-    print(f"ready {args.link}", flush=True)
+    print(f"ready {link}", flush=True)
     for command in sys.stdin:
         word = command.strip()
         if word == "unplug":
