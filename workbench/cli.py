@@ -31,6 +31,29 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--headless", action="store_true", help="run a command without the GUI")
     commands = parser.add_subparsers(dest="command")
 
+    _add_bench_parser(commands)
+
+    tool = commands.add_parser("tool", help="call a registered tool with JSON arguments")
+    tool.add_argument("name", nargs="?", help="tool name")
+    tool.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments")
+    tool.add_argument("--list", action="store_true", help="list tools and their schemas")
+    tool.add_argument(
+        "--yes",
+        action="store_true",
+        help="confirm a tool that needs a person's confirmation (physical actions, files "
+        "outside the workspace and the allowed folders)",
+    )
+
+    commands.add_parser("doctor", help="check the environment; one line per check")
+    commands.add_parser(
+        "serve",
+        help="run the services plugins contribute (e.g. the printer host that keeps USB prints "
+        "going between commands) until Ctrl+C or SIGTERM",
+    )
+    return parser
+
+
+def _add_bench_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     bench = commands.add_parser("bench", help="run benchmark suites contributed by plugins")
     bench.add_argument(
         "suites",
@@ -66,26 +89,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="results folder, with every cell's workspace; rerunning with it resumes",
     )
     bench.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes")
+    bench.add_argument(
+        "--executor",
+        default="local",
+        metavar="NAME",
+        help="where the cells run: local (default) or one a plugin adds, e.g. slurm (the cells "
+        "as one job array on --host)",
+    )
+    bench.add_argument("--host", default="", metavar="NAME", help="cluster host (--executor slurm)")
+    bench.add_argument(
+        "--partition", default="", metavar="P", help="Slurm partition (default: the host's)"
+    )
+    bench.add_argument(
+        "--remote-python",
+        default="",
+        metavar="PATH",
+        help="python with workbench installed on the host (default: the host's setting, else "
+        "this python's path)",
+    )
     bench.add_argument("--list", action="store_true", help="list suites and their tasks")
-
-    tool = commands.add_parser("tool", help="call a registered tool with JSON arguments")
-    tool.add_argument("name", nargs="?", help="tool name")
-    tool.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments")
-    tool.add_argument("--list", action="store_true", help="list tools and their schemas")
-    tool.add_argument(
-        "--yes",
-        action="store_true",
-        help="confirm a tool that needs a person's confirmation (physical actions, files "
-        "outside the workspace and the allowed folders)",
-    )
-
-    commands.add_parser("doctor", help="check the environment; one line per check")
-    commands.add_parser(
-        "serve",
-        help="run the services plugins contribute (e.g. the printer host that keeps USB prints "
-        "going between commands) until Ctrl+C or SIGTERM",
-    )
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:

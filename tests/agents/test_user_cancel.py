@@ -15,9 +15,9 @@ from langchain_core.messages import ToolMessage
 
 from tests.agents.conftest import add_specialist, call, calls, handoff, say
 from workbench.agents.events import ToolFinished, ToolStarted
-from workbench.agents.graph.cancels import USER_CANCELLED, JobCancelRequested
+from workbench.agents.graph.cancels import USER_CANCELLED
 from workbench.core.context import AppContext
-from workbench.core.events import JobProgress
+from workbench.core.events import JobCancelRequested, JobProgress
 from workbench.core.jobs import JobState
 
 LONG_COUNT = {"to": 100_000}  # 0.01 s a step: far longer than any test waits

@@ -109,29 +109,34 @@ def test_tool_running_a_worker_job_shows_progress(sample_plugins) -> None:
     assert "sample count" in done.stderr and "done" in done.stderr
 
 
-def test_serve_runs_the_services_without_qt_until_sigterm() -> None:
+def test_serve_runs_the_services_without_qt_until_sigterm(tmp_path: Path) -> None:
     """`serve` runs the plugins' services (here the printer host) until SIGTERM, Qt-free."""
     import signal
     import time
 
-    process = subprocess.Popen(
-        [sys.executable, "-X", "importtime", "-m", "workbench", "--headless", "serve"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        said = []
-        deadline = time.monotonic() + 60
-        while not said or not said[-1].startswith("Serving until"):
-            line = process.stdout.readline()  # serve prints and flushes these lines at start
-            assert line and time.monotonic() < deadline, "".join(said)
-            said.append(line)
-        process.send_signal(signal.SIGTERM)
-        out, err = process.communicate(timeout=60)
-    finally:
-        process.kill()
+    # `-X importtime` writes more than a pipe holds before serve says it is ready: a file, so the
+    # child never blocks on a full stderr pipe nobody reads yet
+    errors = tmp_path / "stderr.txt"
+    with errors.open("w") as stderr_file:
+        process = subprocess.Popen(
+            [sys.executable, "-X", "importtime", "-m", "workbench", "--headless", "serve"],
+            stdout=subprocess.PIPE,
+            stderr=stderr_file,
+            text=True,
+        )
+        try:
+            assert process.stdout is not None
+            said = []
+            deadline = time.monotonic() + 60
+            while not said or not said[-1].startswith("Serving until"):
+                line = process.stdout.readline()  # serve prints and flushes these lines at start
+                assert line and time.monotonic() < deadline, "".join(said)
+                said.append(line)
+            process.send_signal(signal.SIGTERM)
+            out, _ = process.communicate(timeout=60)
+        finally:
+            process.kill()
+    err = errors.read_text()
     assert process.returncode == 0, err[-2000:]
     assert any(line.startswith("Printer host: serving the USB printers") for line in said)
     assert "Stopping." in out and "Printer host stopped" in out

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Any
 
-from workbench.core.doctor import CheckResult, check_configured, run_checks
+from workbench.core.doctor import CheckResult, check_configured
 from workbench.core.settings import Settings
 
 
@@ -21,9 +20,11 @@ def lines_named(results: list[CheckResult], name: str) -> list[CheckResult]:
     return [result for result in results if result.name == name]
 
 
-def test_ssh_hosts_are_a_warning_saying_nobody_checked_them(context: Any) -> None:
-    context.settings.ssh_hosts = ["alice@cluster:22"]
-    [line] = lines_named(run_checks(context), "ssh hosts")
+def test_ssh_hosts_without_the_hpc_plugin_are_a_warning_saying_nobody_checked_them() -> None:
+    stub = SimpleNamespace(
+        settings=Settings(ssh_hosts=["alice@cluster:22"]), plugins=LoadedPlugins(["topopt"])
+    )
+    [line] = lines_named(check_configured(stub), "ssh hosts")  # type: ignore[arg-type]
     assert line.level == "warn"
     assert "not checked" in line.detail and "HPC plugin" in line.detail
     assert "alice@cluster:22" in line.detail and line.fix

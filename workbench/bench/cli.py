@@ -20,6 +20,7 @@ from rich.table import Table
 from workbench.bench.runner import (
     BenchError,
     BenchOutcome,
+    ExecutorError,
     PlannedCell,
     load_suites,
     plan,
@@ -46,7 +47,17 @@ def bench_command(context: AppContext, args: argparse.Namespace) -> int:
     if not cells:
         console.print("[red]error:[/] no benchmark cells to run: no suite is installed.")
         return 2
-    outcome = run_with_progress(context, suites, cells, args, console)
+    try:
+        outcome = run_with_progress(context, suites, cells, args, console)
+    except ExecutorError as error:
+        console.print(f"[red]error:[/] {error}")
+        return 2
+    except KeyboardInterrupt:
+        console.print(
+            f"Interrupted: the results so far are in {args.out.resolve()}; run the same command "
+            "again to resume."
+        )
+        return 130
     Console(width=max(Console().width, 120)).print(summary_table(outcome, args.out))
     console.print(
         f"{outcome.planned} cells: {outcome.skipped} already done, {outcome.computed} computed, "
@@ -113,9 +124,22 @@ def run_with_progress(
             args.out,
             jobs=args.jobs,
             on_cell=lambda record: progress.advance(bar),
+            executor=getattr(args, "executor", "local"),
+            options=executor_options(args),
+            notify=lambda text: progress.console.print(text),
         )
         progress.update(bar, completed=len(cells))
     return outcome
+
+
+def executor_options(args: argparse.Namespace) -> dict[str, str]:
+    """The executor's own options the command line gave (host, partition, remote python)."""
+    given = {
+        "host": getattr(args, "host", ""),
+        "partition": getattr(args, "partition", ""),
+        "remote_python": getattr(args, "remote_python", ""),
+    }
+    return {name: value for name, value in given.items() if value}
 
 
 def summary_table(outcome: BenchOutcome, out: Path) -> Table:

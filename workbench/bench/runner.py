@@ -1,31 +1,45 @@
-"""Plan cells, skip the finished ones, run the rest (in this process or a pool), record each."""
+"""Plan cells, skip the finished ones, run the rest with an executor (this machine's, or one a
+plugin contributes), record each."""
 
 from __future__ import annotations
 
-import multiprocessing
-import shutil
-import time
-import traceback
 from collections import Counter
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from workbench.bench.executors import (
+    LOCAL,
+    ExecutionRequest,
+    ExecutorError,
+    PlannedCell,
+    execute_cell,
+    find_executor,
+    load_suites,
+)
 from workbench.bench.results import (
     CellRecord,
     SummaryRow,
     append_cell,
     bench_workspace,
-    cell_folder,
-    cell_key,
     read_cells,
     write_summary,
 )
-from workbench.bench.suite import AgentBudget, BenchTask, CellContext, Suite, is_suite
+from workbench.bench.suite import AgentBudget, BenchTask, Suite
 from workbench.core.context import AppContext
 from workbench.core.store import Store
+
+# re-exported: callers plan and run cells through the runner
+__all__ = [
+    "BenchError",
+    "BenchOutcome",
+    "ExecutorError",
+    "PlannedCell",
+    "execute_cell",
+    "load_suites",
+    "plan",
+]
 
 # The default selection's one agent cell: enough for a hand-off and a few tool calls, and about a
 # minute whatever the model (the embedded SmolLM2 takes ~20 s a reply on a quiet 2-core machine,
@@ -37,20 +51,6 @@ class BenchError(ValueError):
     """The request cannot be run as asked (unknown suite, bad option); nothing was started."""
 
 
-@dataclass(frozen=True)
-class PlannedCell:
-    suite: str
-    task: BenchTask
-    model: str
-    seed: int
-    budget: AgentBudget | None = None
-
-    @property
-    def key(self) -> str:
-        tag = self.budget.tag if self.budget else ""
-        return cell_key(self.suite, self.task.id, self.model, self.seed, tag)
-
-
 @dataclass
 class BenchOutcome:
     folder: Path
@@ -60,14 +60,6 @@ class BenchOutcome:
     errors: list[str] = field(default_factory=list)
     summary: list[SummaryRow] = field(default_factory=list)
     reports: list[Path] = field(default_factory=list)
-
-
-def load_suites(context: AppContext) -> dict[str, Suite]:
-    suites: dict[str, Suite] = {}
-    for _plugin, contributed in context.plugins.contributions("suites", "suites", is_suite):
-        for suite in contributed:
-            suites[suite.name] = suite
-    return suites
 
 
 def plan(
@@ -158,70 +150,6 @@ def per_group(tasks: list[BenchTask], examples: int | None) -> list[BenchTask]:
     return kept
 
 
-def execute_cell(suite: Suite, cell: PlannedCell, context: AppContext, out: Path) -> CellRecord:
-    """Run one cell in a workspace of its own, its folder (store, artifacts, ledger, agent
-    checkpoints, and the files the cell writes, so that tools confined to the workspace may
-    write them), so "the last design" can only be this cell's; a harness failure becomes a
-    record with status "error", never an exception."""
-    folder = cell_folder(out, cell.key)
-    shutil.rmtree(folder, ignore_errors=True)  # a retried cell never sees its failed attempt
-    folder.mkdir(parents=True)
-    record: CellRecord = {
-        "key": cell.key,
-        "suite": cell.suite,
-        "task": cell.task.id,
-        "problem": cell.task.problem,
-        "style": cell.task.style,
-        "condition": cell.task.condition,
-        "model": cell.model,
-        "seed": cell.seed,
-        **({"budget": asdict(cell.budget)} if cell.budget else {}),
-    }
-    started = time.perf_counter()
-    try:
-        app = context.for_workspace(folder)  # shares the warm job workers
-        try:
-            produced = dict(
-                suite.run(cell.task, cell.model, cell.seed, CellContext(app, folder, cell.budget))
-            )
-        finally:
-            app.close()
-        record["details"] = produced.pop("details", {})
-        record["scores"] = produced
-        record["status"] = "ok"
-    except Exception as error:
-        record.update(
-            status="error",
-            scores={},
-            error=f"{type(error).__name__}: {error}",
-            traceback=traceback.format_exc(),
-        )
-    record["duration_s"] = round(time.perf_counter() - started, 6)
-    return record
-
-
-# -- worker processes (--jobs N): each opens its own context on the results folder's workspace ---
-@dataclass(frozen=True)
-class _WorkerState:
-    context: AppContext
-    suites: dict[str, Suite]
-
-
-_worker: _WorkerState | None = None  # set once in each worker process by `_start_worker`
-
-
-def _start_worker(out: Path) -> None:
-    global _worker
-    context = AppContext.open(workspace=bench_workspace(out))
-    _worker = _WorkerState(context, load_suites(context))
-
-
-def _run_in_worker(cell: PlannedCell, out: Path) -> CellRecord:
-    if _worker is None:
-        raise RuntimeError("a bench worker process ran a cell before `_start_worker`")
-    return execute_cell(_worker.suites[cell.suite], cell, _worker.context, out)
-
-
 def run_bench(
     context: AppContext,
     suites: dict[str, Suite],
@@ -229,7 +157,14 @@ def run_bench(
     out: Path,
     jobs: int = 1,
     on_cell: Callable[[CellRecord], None] = lambda record: None,
+    executor: str = LOCAL,
+    options: dict[str, str] | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> BenchOutcome:
+    """Run the cells not yet done with `executor` (`options` are its own: host, partition...),
+    appending each record to `out` as it comes; the summary and reports are written even when
+    the run is interrupted. ExecutorError: the executor is unknown or could not go on."""
+    chosen = find_executor(context, executor)
     # absolute: cells hand their folder to tools, which read a relative path as one inside the
     # workspace (`--out` defaults to bench-results, relative to where `bench` was started)
     out = out.resolve()
@@ -242,7 +177,10 @@ def run_bench(
     run_id = records.start_run("bench", {"out": str(out), "cells": len(cells)})
     status = "failed"
     try:
-        for record in _records(context, suites, todo, out, jobs):
+        request = ExecutionRequest(context, suites, todo, out, jobs, dict(options or {}))
+        if notify is not None:
+            request.notify = notify
+        for record in chosen.run(request) if todo else ():
             append_cell(out, record)
             records.record_bench_cell(run_id, record)
             outcome.computed += 1
@@ -281,21 +219,3 @@ def _write_reports(
             continue
         if path is not None:
             outcome.reports.append(path)
-
-
-def _records(
-    context: AppContext, suites: dict[str, Suite], todo: list[PlannedCell], out: Path, jobs: int
-) -> Iterable[CellRecord]:
-    if jobs <= 1 or len(todo) <= 1:
-        for cell in todo:
-            yield execute_cell(suites[cell.suite], cell, context, out)
-        return
-    spawn = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(
-        jobs, mp_context=spawn, initializer=_start_worker, initargs=(out,)
-    ) as pool:
-        futures: dict[Future[CellRecord], PlannedCell] = {
-            pool.submit(_run_in_worker, cell, out): cell for cell in todo
-        }
-        for future in as_completed(futures):
-            yield future.result()

@@ -14,6 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -32,9 +33,18 @@ class Event(BaseModel):
     time: float = Field(default_factory=time.time)
 
 
+# The tool call whose work runs in this context ("" outside one): the agent's tool node and the
+# chat's /tool set it around a call. A job publishes JobStarted from the thread that starts it, and
+# the registry runs a synchronous tool in a thread that copies the context, so every publisher
+# (the job runner, a plugin's own monitor) tags its jobs without knowing about tool calls.
+CURRENT_TOOL_CALL: ContextVar[str] = ContextVar("workbench_current_tool_call", default="")
+
+
 class JobStarted(Event):
     job_id: str
     title: str
+    # the tool call that started the job: the chat's card of that call shows its progress
+    tool_call_id: str = Field(default_factory=lambda: CURRENT_TOOL_CALL.get())
 
 
 class JobProgress(Event):
@@ -48,6 +58,14 @@ class JobFinished(Event):
     job_id: str
     status: str  # "done" | "failed" | "cancelled"
     error: str = ""
+
+
+class JobCancelRequested(Event):
+    """A person asked to cancel job `job_id` (the jobs bar's or a view's Cancel button); an
+    agent whose tool call started that job stops its run instead of going on."""
+
+    source: str = "person"
+    job_id: str
 
 
 class ToolCalled(Event):

@@ -51,6 +51,9 @@ class ViewRequested(Event):
 
     view: str
     tool: str = ""  # the tool whose result is to be seen, when a tool call asked
+    # where in the view, in the view's own words ("docs/x.pdf#page=7"): the window hands it to
+    # the view widget's `show_target(target)` once the view is shown (created first if needed)
+    target: str = ""
 
 
 def view_showing(plugins: Iterable[Plugin], tool: str, owner: str = "") -> ViewSpec | None:
@@ -111,6 +114,7 @@ class Plugin:
     settings: type[BaseModel] | None = None
     checks: str | None = None  # "module:function" returning list[doctor check functions]
     services: str | None = None  # "module:function(app context)" returning list[Service]
+    executors: str | None = None  # "module:function" returning bench executors (`--executor`)
 
 
 @dataclass(frozen=True)

@@ -67,13 +67,15 @@ class ToolRegistry:
             return None
         try:
             parsed = tool.args.model_validate(arguments)
-            outside = files_outside(tool, parsed, ToolContext(self._app, "preflight", 0))
+            preflight = ToolContext(self._app, "preflight", 0)
+            outside = files_outside(tool, parsed, preflight)
+            shows = tool.confirm_shows(parsed, preflight) if tool.confirm_shows else ""
         except (ValidationError, ToolFailure):
             return None  # the call itself says what is wrong; no one needs to be asked
         except Exception:
             log.exception("the files of %s could not be listed", name)
             return None
-        return confirmation_error(tool, outside) if tool.confirm or outside else None
+        return confirmation_error(tool, outside, shows) if tool.confirm or outside else None
 
     # -- calling --------------------------------------------------------------------------------
     def call(
@@ -161,7 +163,8 @@ class ToolRegistry:
             ) from None
         outside = files_outside(tool, parsed, context)
         if (tool.confirm or outside) and not confirmed:
-            raise _Refused(confirmation_error(tool, outside))
+            shows = tool.confirm_shows(parsed, context) if tool.confirm_shows else ""
+            raise _Refused(confirmation_error(tool, outside, shows))
         context.confirmed = confirmed
         produced = await _produce(tool, parsed, context)
         if not isinstance(produced, tool.result):
@@ -197,12 +200,14 @@ def files_outside(tool: Tool, arguments: BaseModel, context: ToolContext) -> lis
         context.outside = None
 
 
-def confirmation_error(tool: Tool, outside: list[FileAccess]) -> ToolError:
-    """The refusal that carries what a person must see before saying yes."""
+def confirmation_error(tool: Tool, outside: list[FileAccess], shows: str = "") -> ToolError:
+    """The refusal that carries what a person must see before saying yes (`shows`: the tool's
+    own account of this call, e.g. the exact command a shell tool would run)."""
     reasons = ["acts on the physical world"] if tool.confirm else []
     if outside:
         reasons.append("uses files outside the workspace and the allowed folders")
     lines = [f"{tool.name} {' and '.join(reasons)} and needs a person to confirm it."]
+    lines += [f"  {line}" for line in shows.splitlines()]
     lines += [f"  {access.describe()}" for access in outside]
     hint = "Ask the user, then call again with confirmation."
     if outside:

@@ -290,6 +290,15 @@ class Store:
                 (status, time.time(), run_id),
             )
 
+    def update_run(self, run_id: int, status: str, meta: dict[str, Any]) -> None:
+        """Replace a run's status and meta while it goes on (`finish_run` also stamps its end)."""
+        with self.transaction() as db:
+            cursor = db.execute(
+                "UPDATE runs SET status = ?, meta = ? WHERE id = ?", (status, to_json(meta), run_id)
+            )
+            if cursor.rowcount == 0:
+                raise StoreError(f"No run with id {run_id} in {self.folder}.")
+
     def runs(self, kind: str | None = None) -> list[RunRecord]:
         sql = "SELECT * FROM runs" + (" WHERE kind = ?" if kind else "") + " ORDER BY id"
         return [

@@ -78,6 +78,9 @@ class Tool:
     side_effect: SideEffect = SideEffect.READ
     needs_confirmation: bool | None = None  # None: only physical tools ask
     files: FileArguments | None = None  # a tool with file arguments declares them here
+    # what a person must read before saying yes (the shell: the exact command and its folder);
+    # shown in every confirmation of this tool, under its first line
+    confirm_shows: Callable[[Any, ToolContext], str] | None = None
 
     @property
     def confirm(self) -> bool:

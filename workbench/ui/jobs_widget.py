@@ -16,9 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.agents.graph.cancels import JobCancelRequested
 from workbench.core.context import AppContext
-from workbench.core.events import JobFinished, JobProgress, JobStarted
+from workbench.core.events import JobCancelRequested, JobFinished, JobProgress, JobStarted
 from workbench.ui.bridge import subscribe_in_gui
 
 TITLE_CHARACTERS = 28  # the status bar is one line; long titles are elided, full text in tooltip
@@ -90,9 +89,15 @@ class JobsWidget(QWidget):
         subscribe_in_gui(context.bus, JobStarted, self._on_started, self)
         subscribe_in_gui(context.bus, JobProgress, self._on_progress, self)
         subscribe_in_gui(context.bus, JobFinished, self._on_finished, self)
+        # a person's Cancel elsewhere (a view's own button) is theirs too
+        subscribe_in_gui(context.bus, JobCancelRequested, self._on_cancel_requested, self)
 
     def cancel_button(self, job_id: str) -> QPushButton:
         return self.rows[job_id].cancel_button
+
+    def _on_cancel_requested(self, event: JobCancelRequested) -> None:
+        if event.job_id in self.rows:
+            self.cancelled_here.add(event.job_id)
 
     def _on_started(self, event: JobStarted) -> None:
         self._add_row(event.job_id, event.title)
@@ -122,11 +127,12 @@ class JobsWidget(QWidget):
         self.idle_label.setVisible(False)
 
     def _cancel(self, job_id: str) -> None:
+        self.cancelled_here.add(job_id)
+        # first the person's intent: an agent's run that started the job stops, and work that is
+        # not the runner's (a tool following a cluster job) stops on this request
+        self.context.bus.publish(JobCancelRequested(job_id=job_id))
         job = self.context.jobs.get(job_id)
         if job is not None:
-            self.cancelled_here.add(job_id)
-            # first the person's intent (an agent's run that started the job stops), then the job
-            self.context.bus.publish(JobCancelRequested(job_id=job_id))
             job.cancel()  # returns at once; the runner enforces the stop on its own thread
 
 

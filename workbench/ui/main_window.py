@@ -166,8 +166,12 @@ class MainWindow(QMainWindow):
         return None
 
     def show_requested_view(self, request: ViewRequested) -> None:
-        """Someone asked for a view by name (a chat card's link to its result): show it."""
-        self.open_view(request.view)
+        """Someone asked for a view by name (a chat card's link to its result): show it, at
+        the place the request names when the view can show places (`show_target`)."""
+        dock = self.open_view(request.view)
+        show_target = getattr(dock.widget(), "show_target", None) if dock is not None else None
+        if request.target and callable(show_target):
+            show_target(request.target)
 
     def _view_closed(self, name: str) -> None:
         self.plugin_docks.pop(name, None)

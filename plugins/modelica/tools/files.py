@@ -6,14 +6,14 @@ makes a new candidate.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from workbench.core.tools import SideEffect, Tool, ToolContext, ToolFailure
 from workbench_plugins.modelica.tools.common import RunArg, required_run
 
 
 class ReadArgs(RunArg):
-    path: str = Field(..., description="file path relative to the task workspace")
+    path: str
 
 
 class ReadResult(BaseModel):
@@ -46,8 +46,8 @@ def read_file(args: ReadArgs, context: ToolContext) -> ReadResult:
 
 
 class WriteArgs(RunArg):
-    path: str = Field(..., description="file path relative to the task workspace, e.g. 'M.mo'")
-    text: str = Field(..., description="the complete new file content")
+    path: str
+    text: str
 
 
 class WriteResult(BaseModel):
@@ -81,7 +81,7 @@ def file_tools() -> list[Tool]:
     return [
         Tool(
             "read_file",
-            "Read a file of the Modelica task workspace.",
+            "Read a task workspace file.",
             ReadArgs,
             ReadResult,
             read_file,
@@ -89,8 +89,7 @@ def file_tools() -> list[Tool]:
         ),
         Tool(
             "write_file",
-            "Write a whole file in the task workspace (confined to it); a changed "
-            "package is a new candidate.",
+            "Write a whole task workspace file (a new candidate).",
             WriteArgs,
             WriteResult,
             write_file,

@@ -20,18 +20,13 @@ from workbench_plugins.modelica.tools.common import RunArg, optional_run, settin
 
 
 class ModelArgs(RunArg):
-    model: str = Field(..., min_length=1, description="model name, e.g. 'RCCharge' or 'Lib.M'")
+    model: str = Field(..., min_length=1)
     file: str | None = Field(
         None,
-        description=(
-            "the .mo file declaring the model, or a package folder; in a task run relative to "
-            "its workspace (default: all workspace .mo files), otherwise any path"
-        ),
+        description=".mo file or package folder (default: the workspace's)",
     )
-    backend: Literal["rumoca", "omc"] | None = Field(None, description="default: settings")
-    libraries: list[str] = Field(
-        default_factory=list, description="extra library folders (e.g. a Modelica Standard Library)"
-    )
+    backend: Literal["rumoca", "omc"] | None = None  # None: the settings' backend
+    libraries: list[str] = Field(default_factory=list, description="folders")
 
 
 def model_source(args: ModelArgs, context: ToolContext, run: harness.Run | None) -> ModelSource:

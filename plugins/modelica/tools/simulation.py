@@ -54,18 +54,15 @@ def check_model(args: ModelArgs, context: ToolContext) -> CheckOutput:
 
 
 class SimulateArgs(ModelArgs):
-    stop_time: float = Field(1.0, gt=0, description="simulation end time [s]")
-    start_time: float = Field(0.0, description="simulation start time [s]")
-    intervals: int = Field(500, ge=1, le=1_000_000, description="output intervals")
-    tolerance: float = Field(1e-6, gt=0, lt=1, description="relative solver tolerance")
+    stop_time: float = Field(1.0, gt=0)
+    start_time: float = 0.0
+    intervals: int = Field(500, ge=1, le=1_000_000)
+    tolerance: float = Field(1e-6, gt=0, lt=1)
     parameters: dict[str, float] = Field(
         default_factory=dict,
-        description=(
-            "parameter overrides; in a tuning task these ARE the candidate (tunable only); "
-            "otherwise they set up a scenario"
-        ),
+        description="overrides (tuning: the candidate)",
     )
-    scenario: str = Field("default", min_length=1, description="scenario name for evidence")
+    scenario: str = Field("default", min_length=1)
 
 
 class SimulateOutput(BaseModel):
@@ -236,8 +233,7 @@ def simulation_tools() -> list[Tool]:
     return [
         Tool(
             "check_model",
-            "Check a Modelica model: diagnostics with file and line, equation "
-            "balance, states and parameters.",
+            "Check a model: diagnostics, equation balance, states.",
             ModelArgs,
             CheckOutput,
             check_model,
@@ -246,8 +242,7 @@ def simulation_tools() -> list[Tool]:
         ),
         Tool(
             "simulate",
-            "Simulate a Modelica model; returns the final value of every variable "
-            "and a sim_id for evaluate_observable and record_evidence.",
+            "Simulate a model; returns final values and a sim_id.",
             SimulateArgs,
             SimulateOutput,
             simulate,

@@ -26,11 +26,17 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.context import AppContext
-from workbench.core.events import JobFinished, JobProgress, JobStarted, ToolCalled
+from workbench.core.events import (
+    JobCancelRequested,
+    JobFinished,
+    JobProgress,
+    JobStarted,
+    ToolCalled,
+)
 from workbench.core.tools import ToolOutcome
 from workbench.ui.bridge import subscribe_in_gui
+from workbench.ui.elided_label import ElidedLabel
 from workbench_plugins.topopt.views.density_plots import DensityPlots
-from workbench_plugins.topopt.views.elided_label import ElidedLabel
 from workbench_plugins.topopt.views.gui_tasks import start_gui_task
 from workbench_plugins.topopt.views.run_arguments import (
     effective_config,
@@ -222,6 +228,8 @@ class DensityView(QWidget):
             return
         self.cancel_button.setEnabled(False)
         self.status_label.setText(f"{job.id}: cancelling…")
+        # a person's decision, as in the jobs bar: an agent's run that started the job stops too
+        self.context.bus.publish(JobCancelRequested(job_id=job.id))
         job.cancel()
 
     # -- running from the form ------------------------------------------------------------------

@@ -3,13 +3,19 @@
 Files are read and checked in threads (mesh_loading.py); the GUI thread only hands finished
 `pyvista.PolyData` to VTK and draws. A big mesh (over PREVIEW_ABOVE triangles) comes in three
 steps, each a signal: `preview_shown` (a ~37k-triangle clustered copy, a 40-75 ms frame),
-`full_mesh_shown` (the whole mesh swapped in) and `mesh_shown` (its checks in the stats line).
-stl_open_bench.py measures them against bare pyvista.
+`full_mesh_shown` (the whole mesh on screen) and `mesh_shown` (its checks in the stats line).
+
+The GUI thread draws no big mesh while it rests: the preview's and the full mesh's still frames
+are drawn off the GUI thread and shown as a picture (stl_stills.py); only while the camera moves
+does it draw the coarse copy. Without offscreen GL it draws them itself, as before (the full
+mesh then costs it 0.2-0.3 s a frame on software GL). stl_open_bench.py measures all this
+against bare pyvista.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from pathlib import Path
 from typing import Any
@@ -44,10 +50,13 @@ from workbench_plugins.topopt.views.mesh_loading import (
     read_full,
     read_preview,
 )
+from workbench_plugins.topopt.views.stl_stills import StillFrames
 
 STL_KIND = "stl"
 STL_TOOL = "convert_design_to_stl"
 MESH_COLOUR = "#8fb3d9"
+# the full mesh waits at most this long for the preview's frame, the checks for the full one's
+STEP_WAIT_S = 3.0
 
 
 class StlView(QWidget):
@@ -73,7 +82,13 @@ class StlView(QWidget):
         self.full_polydata: Any = None  # the last full mesh drawn (pyvista.PolyData)
         # GUI-thread seconds of the last load's steps ("preview", "full"): setup + their frame
         self.gui_steps: dict[str, float] = {}
+        self.gui_frames: dict[str, float] = {}  # of which the step's on-screen frame
         self.last_show_s = 0.0  # GUI-thread seconds of the last full-mesh swap (its 1st frame)
+        self._full_pending: str | None = None  # the name, until the full mesh is first on screen
+        self._after_full: list[Any] = []  # callbacks waiting for the full mesh on screen
+        self._step_up: dict[str, asyncio.Event] = {}  # "preview", "full": set once on screen
+        # what is drawn off the GUI thread (step, name, mesh, coarse copy): for a fallback
+        self._offscreen: tuple[str, str, Any, Any] | None = None
         self._artifacts: list[Artifact] = []
         self._generation = 0  # which load is current; older ones' results are dropped
 
@@ -104,6 +119,8 @@ class StlView(QWidget):
         self.plotter.set_background("white")  # type: ignore[arg-type]
         self.plotter.add_axes()  # type: ignore[call-arg]
         self.frame_watch = FrameWatch(self.plotter)
+        self.stills = StillFrames(self.plotter, self._picture_shown)
+        self.stills.failed.connect(self._stills_failed)
 
         top = QHBoxLayout()
         top.addWidget(QLabel("STL"))
@@ -121,6 +138,7 @@ class StlView(QWidget):
         start_gui_task(self._refresh_artifacts(show_newest=True), "topopt-stl-list")
 
     def close_plotter(self) -> None:
+        self.stills.close()
         if shiboken6.isValid(self.plotter):
             self.plotter.close()
 
@@ -173,8 +191,10 @@ class StlView(QWidget):
         label = name or Path(path).name
         started = start_gui_task(self._load(Path(path), label, self._generation), "topopt-stl-load")
         if started:
-            self.gui_steps = {}
+            self.gui_steps, self.gui_frames = {}, {}
             self.stats_label.setText(f"Loading {label}…")
+            self.stills.forget()
+            self._after_full = []
             if self.full_polydata is not None and self.full_polydata.n_cells > PREVIEW_ABOVE:
                 # the old big mesh goes at once: otherwise every repaint meanwhile (the file
                 # dialog closing over the view) redraws it, ~0.5-1 s each on software GL
@@ -196,13 +216,17 @@ class StlView(QWidget):
             # always preview first, also when the full read won the race: a big mesh appears
             # in the same two steps every time, and the preview frame is cheap (40-75 ms)
             if preview is not None and self._current(generation):
+                self._step_up = {"preview": asyncio.Event(), "full": asyncio.Event()}
                 self._show_preview(preview)
+                await self._step_shown("preview")
             polydata = await full_read
             if not self._current(generation):
                 return
             coarse = preview.polydata if preview is not None else None
             self._show_full(source.name, polydata, coarse, fit_camera=preview is None)
             read_s = time.perf_counter() - started
+            # the checks start once the full mesh is drawn: on two cores they slowed its drawing
+            await self._step_shown("full")
             loaded = await asyncio.to_thread(check_mesh, source, polydata, read_s, coarse)
         except MeshLoadError as error:
             if self._current(generation):
@@ -212,36 +236,62 @@ class StlView(QWidget):
         if self._current(generation):
             self._show_stats(loaded)
 
+    async def _step_shown(self, step: str) -> None:
+        """Until `step` is on screen (at most STEP_WAIT_S: never held up by a lost frame)."""
+        shown = self._step_up.get(step)
+        if shown is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(shown.wait(), STEP_WAIT_S)
+
     def _current(self, generation: int) -> bool:
         return shiboken6.isValid(self) and generation == self._generation
 
     def _show_preview(self, preview: PreviewMesh) -> None:
-        """The coarse copy, drawn at once; the GUI thread pays one cheap frame."""
+        """The coarse copy: drawn off the GUI thread, or (no offscreen GL) one cheap frame."""
         started = time.perf_counter()
         self.preview = preview
         self.plotter.clear_actors()
         self.plotter.renderer.SetUseFXAA(False)  # big mesh: every millisecond of a frame counts
-        self.plotter.add_mesh(preview.polydata, color=MESH_COLOUR, name="stl", render=False)
+        # a plain VTK actor: pyvista's add_mesh spends ~15 ms of the GUI thread on checks
+        stl = mesh_actor(preview.polydata)
+        self.plotter.add_actor(stl, name="stl", reset_camera=False, render=False)
         self.plotter.renderer.reset_camera(render=False)
         self.stats_label.setText(
             f"<b>{preview.name}</b> — preview: {preview.polydata.n_cells:,} of "
             f"{preview.file_triangles:,} triangles; reading the full mesh…"
         )
-        self._announce_after_frame("preview", preview.name, time.perf_counter() - started)
+        if self.stills.active:
+            self._offscreen = ("preview", preview.name, preview.polydata, preview.polydata)
+            self.stills.draw("preview", preview.polydata, mesh_rgb())
+        else:
+            self._announce_after_frame("preview", preview.name, time.perf_counter() - started)
 
     def _show_full(self, name: str, polydata: Any, coarse: Any, fit_camera: bool) -> None:
-        """Swap in the full mesh (the camera stays where the person put it on the preview).
+        """Show the full mesh (the camera stays where the person put it on the preview).
 
-        This frame is the one long GUI-thread step left: drawing 1M triangles on software GL
-        takes ~0.2-0.3 s, more on a busy machine (VTK draws in the GUI thread's Qt paint); the
-        preview stays up until it is done. On a hardware GPU it is a few milliseconds.
+        A big mesh (one with a coarse copy) is drawn off the GUI thread; only without offscreen
+        GL does the GUI thread draw it: 0.2-0.3 s a frame on software GL, ms on a GPU.
         """
         started = time.perf_counter()
         self.full_polydata = polydata
+        self._full_pending = name
         if fit_camera:  # a new file, not the preview's full version
+            self.stills.forget()
             self.plotter.clear_actors()
         # smooth edges (FXAA, ~20 ms a frame on software GL) only where frames are cheap
         self.plotter.renderer.SetUseFXAA(polydata.n_cells <= PREVIEW_ABOVE)
+        self.stats_label.setText(
+            f"<b>{name}</b> — triangles: {polydata.n_cells:,}; checking watertightness…"
+        )
+        if coarse is not None and self.stills.active:
+            if "stl" not in self.plotter.actors:  # drawn while the camera moves
+                stl = mesh_actor(coarse)
+                self.plotter.add_actor(stl, name="stl", reset_camera=False, render=False)
+            if fit_camera:
+                self.plotter.renderer.reset_camera(render=False)
+            self._offscreen = ("full", name, polydata, coarse)
+            self.stills.draw("full", polydata, mesh_rgb())
+            return
         if coarse is None:
             self.plotter.add_mesh(polydata, color=MESH_COLOUR, name="stl", render=False)
         else:
@@ -249,10 +299,26 @@ class StlView(QWidget):
             self.plotter.add_actor(actor, name="stl", reset_camera=False, render=False)
         if fit_camera:  # Plotter.reset_camera would render: the renderer's own does not
             self.plotter.renderer.reset_camera(render=False)
-        self.stats_label.setText(
-            f"<b>{name}</b> — triangles: {polydata.n_cells:,}; checking watertightness…"
-        )
         self._announce_after_frame("full", name, time.perf_counter() - started)
+
+    def _picture_shown(self, step: str, gui_s: float) -> None:
+        """A step's first picture drawn off the GUI thread is set: announce it once drawn."""
+        if self._offscreen is not None and self._offscreen[0] == step:
+            self._announce_after_frame(step, self._offscreen[1], gui_s)
+
+    def _stills_failed(self, message: str) -> None:
+        """No offscreen GL here: the GUI thread draws the mesh itself from now on."""
+        self.stats_label.setToolTip(f"The mesh is drawn on the GUI thread: {message}.")
+        if self._offscreen is None or not shiboken6.isValid(self):
+            return
+        step, name, polydata, coarse = self._offscreen
+        self._offscreen = None
+        if step == "preview":
+            self._announce_after_frame("preview", name, 0.0)
+        else:
+            waiting = self._after_full
+            self._show_full(name, polydata, coarse, fit_camera=False)
+            self._after_full = waiting  # the stats still wait for the full mesh
 
     def _announce_after_frame(self, step: str, name: str, setup_s: float) -> None:
         """Emit the step's signal once its frame is drawn (`plotter.render()` would draw twice:
@@ -263,11 +329,18 @@ class StlView(QWidget):
             if not shiboken6.isValid(self) or generation != self._generation:
                 return
             self.gui_steps[step] = setup_s + frame_s
-            if step == "full":
-                self.last_show_s = setup_s + frame_s
-                self.full_mesh_shown.emit(name)
-            else:
+            self.gui_frames[step] = frame_s
+            if step in self._step_up:
+                self._step_up[step].set()
+            if step != "full":
                 self.preview_shown.emit(name)
+                return
+            self.last_show_s = setup_s + frame_s
+            self._full_pending = None
+            self.full_mesh_shown.emit(name)
+            waiting, self._after_full = self._after_full, []
+            for callback in waiting:
+                callback()
 
         self.frame_watch.after_next_frame(drawn)
 
@@ -276,11 +349,14 @@ class StlView(QWidget):
         self.stats_label.setText(self.stats_text(loaded))
         generation = self._generation
 
-        def after_full_frame(_frame_s: float) -> None:  # never before full_mesh_shown
+        def after_full_frame(_frame_s: float = 0.0) -> None:  # never before full_mesh_shown
             if shiboken6.isValid(self) and generation == self._generation:
                 self.mesh_shown.emit(loaded.name)
 
-        self.frame_watch.after_pending_frame(after_full_frame)
+        if self._full_pending is not None:  # still being drawn off the GUI thread
+            self._after_full.append(after_full_frame)
+        else:
+            self.frame_watch.after_pending_frame(after_full_frame)
 
     def show_mesh(self, loaded: LoadedMesh) -> None:
         """Show a mesh already read and checked (e.g. by `load_mesh`), in one step."""
@@ -309,6 +385,24 @@ def _drop_outcome(future: asyncio.Future[Any]) -> None:
         future.exception()
 
 
+def mesh_rgb() -> tuple[float, float, float]:
+    colour = QColor(MESH_COLOUR)
+    return colour.redF(), colour.greenF(), colour.blueF()
+
+
+def mesh_actor(polydata: Any) -> Any:
+    """A plain actor drawing `polydata` in the mesh colour."""
+    from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper
+
+    mapper = vtkPolyDataMapper()
+    mapper.SetInputData(polydata)
+    mapper.ScalarVisibilityOff()
+    actor = vtkActor()
+    actor.SetMapper(mapper)
+    actor.GetProperty().SetColor(*mesh_rgb())
+    return actor
+
+
 def lod_actor(full: Any, coarse: Any) -> Any:
     """Full mesh when still, the coarse copy when the render budget is short (rotating)."""
     from vtkmodules.vtkRenderingCore import vtkPolyDataMapper
@@ -320,8 +414,7 @@ def lod_actor(full: Any, coarse: Any) -> Any:
         mapper.SetInputData(data)
         mapper.ScalarVisibilityOff()
         add(mapper)
-    colour = QColor(MESH_COLOUR)
-    actor.GetProperty().SetColor(colour.redF(), colour.greenF(), colour.blueF())
+    actor.GetProperty().SetColor(*mesh_rgb())
     return actor
 
 

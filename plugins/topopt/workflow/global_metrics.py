@@ -12,7 +12,6 @@ import json
 import math
 import os
 from collections import defaultdict
-from collections.abc import Sequence
 from pathlib import Path
 from statistics import fmean, pstdev
 from typing import Any
@@ -20,64 +19,19 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+# the metric functions live in the bench so the HPC plugin measures designs the same way;
+# re-exported here for the report and older callers
+from workbench.bench.design_metrics import JITTER, SIGMA, dpp, mmd, rvc
+from workbench.bench.design_metrics import Designs as Designs
+from workbench.bench.design_metrics import gaussian_kernel as gaussian_kernel
 from workbench.bench.results import cell_folder
 from workbench_plugins.topopt.workflow import scoring
 
 GLOBAL_FILE = "global_metrics.json"
-SIGMA = 10.0  # the paper's kernel bandwidth
-JITTER = 1e-6  # added to K's diagonal before the DPP determinant, as the reference does
 GAPS = ("iog", "cog", "fog")
 METRICS = ("mmd", "dpp", *GAPS, "rvc")
 
-Designs = Sequence[npt.ArrayLike] | npt.NDArray[np.float64]
 Group = tuple[str, str, str, int]  # problem, model, style, seed
-
-
-def _rows(designs: Designs) -> npt.NDArray[np.float64]:
-    """(n, d): one flattened design per row (a list of same-shape designs or an (n, ...) array)."""
-    array = np.asarray(designs, dtype=float)
-    return array.reshape(len(array), -1)
-
-
-def gaussian_kernel(x: Designs, y: Designs, sigma: float = SIGMA) -> npt.NDArray[np.float64]:
-    """K[i, j] = exp(-||x_i - y_j||^2 / (2 sigma^2)). The squared distances are summed from the
-    differences (not ||x||^2 + ||y||^2 - 2 x.y), so identical designs give exactly 1."""
-    a, b = _rows(x), _rows(y)
-    if a.shape[1] != b.shape[1]:
-        raise ValueError(f"designs of {a.shape[1]} and {b.shape[1]} pixels cannot be compared")
-    squared = np.array([((row - b) ** 2).sum(axis=1) for row in a]).reshape(len(a), len(b))
-    return np.exp(-squared / (2.0 * sigma**2))
-
-
-def mmd(generated: Designs, reference: Designs, sigma: float = SIGMA) -> float:
-    """mean Kxx + mean Kyy - 2 mean Kxy, the means over all pairs with the diagonals included
-    (the biased estimate, as the paper's reference code): 0 when the two sets are equal."""
-    if len(generated) == 0 or len(reference) == 0:
-        raise ValueError("MMD needs at least one generated and one reference design")
-    xx = gaussian_kernel(generated, generated, sigma).mean()
-    yy = gaussian_kernel(reference, reference, sigma).mean()
-    xy = gaussian_kernel(generated, reference, sigma).mean()
-    return float(xx + yy - 2.0 * xy)
-
-
-def dpp(generated: Designs, sigma: float = SIGMA) -> float:
-    """det(K + 1e-6 I) over the generated designs: the determinant itself (not its log), between
-    about 0 (near-duplicates: two identical designs give 1e-6 (2 + 1e-6)) and (1 + 1e-6)^n
-    (mutually far-apart designs). Computed with slogdet; K + 1e-6 I is positive definite, so the
-    sign is +1 and a determinant too small for a float comes out as 0.0 rather than noise."""
-    if len(generated) == 0:
-        raise ValueError("DPP needs at least one design")
-    kernel = gaussian_kernel(generated, generated, sigma)
-    sign, log_det = np.linalg.slogdet(kernel + JITTER * np.eye(len(kernel)))
-    return float(sign * math.exp(log_det))
-
-
-def rvc(designs: Designs, volfracs: Sequence[float]) -> float:
-    """Fraction of designs whose mean density misses their volume fraction by 0.01 or more (the
-    per-cell `volume_violation` of scoring, so the two cannot disagree)."""
-    if len(designs) != len(volfracs) or len(volfracs) == 0:
-        raise ValueError("RVC needs one volume fraction per design and at least one design")
-    return fmean(scoring.volume_violation(d, v) for d, v in zip(designs, volfracs, strict=True))
 
 
 # -- the results folder ---------------------------------------------------------------------------
@@ -115,7 +69,8 @@ def _group_metrics(
             metrics[name] = fmean(values)
     volfracs = [c["details"].get("conditions", {}).get("volfrac") for c in cells]
     if all(isinstance(v, int | float) for v in volfracs):  # Beams2D; Photonics2D has none
-        metrics["rvc"] = rvc(designs, volfracs)
+        # scoring's tolerance, so RVC and the per-cell volume_violation cannot disagree
+        metrics["rvc"] = rvc(designs, volfracs, scoring.TAU)
     return _finite(metrics)
 
 

@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import ndimage
 
+from workbench.bench import design_metrics
 from workbench_plugins.topopt.workflow.draws import Export
 from workbench_plugins.topopt.workflow.tasks import NATURAL_ANSWERED_CALLS, TaskSpec
 
@@ -247,7 +248,7 @@ def optimality_gaps(history: list[float], target: float) -> dict[str, float]:
 
 def volume_violation(design: npt.ArrayLike, volfrac: float, tolerance: float = TAU) -> float:
     """1 if the design's mean density misses the volume fraction by the tolerance or more."""
-    return float(abs(float(np.mean(np.asarray(design))) - volfrac) >= tolerance)
+    return design_metrics.volume_violation(design, volfrac, tolerance)
 
 
 def mesh_is_watertight(path: str | Path) -> bool:

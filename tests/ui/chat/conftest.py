@@ -192,7 +192,7 @@ class RecordingSurface:
     def show_busy(self, busy: bool) -> None:
         self.busy.append(busy)
 
-    def show_model(self, spec: str, problem: str = "") -> None:
+    def show_model(self, spec: str, problem: str = "", *, loading: bool = False) -> None:
         self.model = (spec, problem)
 
     def show_conversations(self, conversations: Any, current: str | None) -> None:

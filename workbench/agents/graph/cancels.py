@@ -5,6 +5,11 @@ a `JobWatch` notes the jobs that call starts (a context variable marks the call:
 runs a synchronous tool in a thread that copies the context, and a job publishes `JobStarted`
 from the thread that submits it) and which of them a person asked to cancel. The tool node
 then stops the run instead of letting the agent go on as if the tool had merely failed.
+
+The watch also sets core's `CURRENT_TOOL_CALL` to the call's id, so the `JobStarted` of every job
+the call starts names the call (`tool_call_id`): the chat's card of that call shows the job's
+progress. A field on the event, rather than an agent event, because a job's publisher (the job
+runner, the HPC plugin's monitor) reaches the GUI through the bus, not through the agent's stream.
 """
 
 from __future__ import annotations
@@ -14,17 +19,10 @@ from collections.abc import Callable
 from contextvars import ContextVar, Token
 from types import TracebackType
 
-from workbench.core.events import Event, EventBus, JobStarted
+from workbench.core.events import CURRENT_TOOL_CALL, EventBus, JobCancelRequested, JobStarted
 from workbench.core.jobs import JobRunner
 
 USER_CANCELLED = "cancelled_by_user"  # ToolFinished.error_kind, transcript entries, run outcome
-
-
-class JobCancelRequested(Event):
-    """A person asked to cancel job `job_id` (the jobs bar's Cancel button)."""
-
-    source: str = "person"
-    job_id: str
 
 
 _WATCH: ContextVar[JobWatch | None] = ContextVar("workbench_tool_call_jobs", default=None)
@@ -33,8 +31,10 @@ _WATCH: ContextVar[JobWatch | None] = ContextVar("workbench_tool_call_jobs", def
 class JobWatch:
     """Within the block: the jobs this tool call starts, and the ones a person cancelled."""
 
-    def __init__(self, bus: EventBus) -> None:
+    def __init__(self, bus: EventBus, tool_call_id: str = "") -> None:
         self._bus = bus
+        self.tool_call_id = tool_call_id
+        self._call_token: Token[str] | None = None
         self._lock = threading.Lock()
         self._started: list[str] = []
         self._cancelled_by_person: set[str] = set()
@@ -43,6 +43,7 @@ class JobWatch:
 
     def __enter__(self) -> JobWatch:
         self._token = _WATCH.set(self)
+        self._call_token = CURRENT_TOOL_CALL.set(self.tool_call_id)
         self._unsubscribe = [
             self._bus.subscribe(JobStarted, self._on_started),
             self._bus.subscribe(JobCancelRequested, self._on_cancel_requested),
@@ -57,6 +58,8 @@ class JobWatch:
     ) -> None:
         for unsubscribe in self._unsubscribe:
             unsubscribe()
+        if self._call_token is not None:
+            CURRENT_TOOL_CALL.reset(self._call_token)
         if self._token is not None:
             _WATCH.reset(self._token)
 

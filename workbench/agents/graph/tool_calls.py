@@ -42,6 +42,9 @@ def human_request(
         return None
     files = "".join(f"\n  {path}" for path in needed.paths)
     where = f" It uses files outside the workspace:{files}\n" if files else " "
+    shown = needed.message.splitlines()[1:]  # the tool's account of this call (and the files)
+    if shown and not files:
+        where = "\n" + "\n".join(shown) + "\n"
     return {
         "kind": "confirmation",
         "agent": agent,

@@ -127,7 +127,7 @@ class ToolNode:
             )
         )
         context = self.deps.context
-        with JobWatch(context.bus) as watch:
+        with JobWatch(context.bus, id_of(call)) as watch:
             try:
                 run = await run_call(context, agent, allowed, call, decisions)
             except asyncio.CancelledError:  # the run was stopped: so is the work it started

@@ -23,16 +23,19 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from workbench.core.events import EventBus
+from workbench.ui.chat.card_progress import CardProgress
+from workbench.ui.chat.citations import cited_in_result, link_markdown, links_html, target_of
 from workbench.ui.chat.style import COLOURS, MONO, STATUS_MARKS
 from workbench.ui.chat.summaries import compact_json
 from workbench.ui.chat.wording import card_status
+from workbench.ui.chat.wrapping import WrappingLabel
 
 STREAM_REFRESH_MS = 40
 
 
 def _label(text: str = "", *, style: str = "", selectable: bool = True) -> QLabel:
-    label = QLabel(text)
-    label.setWordWrap(True)
+    label = WrappingLabel(text)  # long paths wrap too, instead of being cut off
     label.setTextFormat(Qt.TextFormat.PlainText)
     if selectable:
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -52,12 +55,19 @@ class ChatItem(QFrame):
 
 
 class MessageBubble(ChatItem):
-    """A message from the engineer, the supervisor ("Workbench") or a specialist; streamable."""
+    """A message from the engineer, the supervisor ("Workbench") or a specialist; streamable.
+    With `cite`, a final answer's citations ("docs/x.pdf, page 7") are links
+    (`citation_opened`, with the target "docs/x.pdf#page=7")."""
 
-    def __init__(self, who: str, text: str = "", *, agent: str = "", role: str = "") -> None:
+    citation_opened = Signal(str)
+
+    def __init__(
+        self, who: str, text: str = "", *, agent: str = "", role: str = "", cite: bool = False
+    ) -> None:
         super().__init__()
         self.setObjectName("chat-bubble")
         self.agent = agent
+        self.cite = cite
         self.role = role or ("you" if who == "You" else "workbench")
         self.final = False
         self.discarded = False
@@ -73,6 +83,7 @@ class MessageBubble(ChatItem):
         self.header.setStyleSheet(f"color: {colour}; font-weight: bold;")
         self.body = _label(text)
         self.body.setObjectName("chat-bubble-body")
+        self.body.linkActivated.connect(self._link_activated)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 5, 8, 6)
         layout.setSpacing(2)
@@ -108,7 +119,18 @@ class MessageBubble(ChatItem):
         self.flush()
         self.final = True
         self.body.setTextFormat(Qt.TextFormat.MarkdownText)
-        self.body.setText(self._text)
+        if self.cite:
+            linked = link_markdown(self._text)
+            if linked != self._text:
+                self.body.setTextInteractionFlags(_LINKS)
+            self.body.setText(linked)
+        else:
+            self.body.setText(self._text)
+
+    def _link_activated(self, link: str) -> None:
+        target = target_of(link)
+        if target:
+            self.citation_opened.emit(target)
 
     def discard(self, reason: str) -> None:
         """The streamed text is not part of the conversation (malformed reply, failed call)."""
@@ -122,12 +144,21 @@ class MessageBubble(ChatItem):
         return f"{self.header.text()}: {self.text()}"
 
 
+# selectable, and links that a click or Tab then Enter opens
+_LINKS = (
+    Qt.TextInteractionFlag.TextSelectableByMouse
+    | Qt.TextInteractionFlag.LinksAccessibleByMouse
+    | Qt.TextInteractionFlag.LinksAccessibleByKeyboard
+)
+
+
 class ToolCard(ChatItem):
     """One tool call: tool, agent, arguments, status, duration, and a short summary in a
     person's words; what the model was told is one click away (Details). A card whose tool's
     results some view shows has a link to that view (`open_view_requested`)."""
 
     open_view_requested = Signal(str, str)  # view name, tool
+    citation_opened = Signal(str)  # "docs/x.pdf#page=7": a place the result cites (`cite`)
 
     def __init__(
         self,
@@ -137,10 +168,15 @@ class ToolCard(ChatItem):
         agent: str = "",
         view_name: str = "",
         view_title: str = "",
+        cite: bool = False,
+        bus: EventBus | None = None,
     ) -> None:
+        """`bus`: where the jobs of the call report (`follow_jobs` shows their progress)."""
         super().__init__()
         self.setObjectName("tool-card")
+        self.bus = bus
         self.tool = tool
+        self.cite_places = cite
         self.agent = agent
         self.view_name = view_name
         self.status = "running"
@@ -170,7 +206,17 @@ class ToolCard(ChatItem):
         layout.addLayout(top)
         layout.addWidget(self.arguments)
         layout.addWidget(self.summary)
+        self.progress = CardProgress(self)  # the call's jobs, while it runs
+        layout.addWidget(self.progress)
         layout.addLayout(self._links(view_title))
+        self.citations = QLabel()  # links to the places a search's result cites
+        self.citations.setObjectName("tool-card-citations")
+        self.citations.setTextFormat(Qt.TextFormat.RichText)
+        self.citations.setWordWrap(True)
+        self.citations.setTextInteractionFlags(_LINKS)
+        self.citations.linkActivated.connect(self._citation_activated)
+        self.citations.hide()
+        layout.addWidget(self.citations)
         layout.addWidget(self.details)
         self._show()
 
@@ -203,6 +249,7 @@ class ToolCard(ChatItem):
     ) -> None:
         """`summary`: the line a person reads; `error`: the failure as the model read it
         (kept under Details)."""
+        self.progress.stop()
         self.status = card_status(ok, error_kind)
         self.duration_s = duration_s
         if ok:
@@ -215,6 +262,23 @@ class ToolCard(ChatItem):
             # the rest of what the agent read; its first line only when the summary differs
             self.set_details(rest.strip() if first.strip() == shown else error.strip())
         self._show()
+
+    def follow_jobs(self, tool_call_id: str, bus: EventBus | None = None) -> None:
+        """While running, show the progress of the jobs whose JobStarted names the call."""
+        bus = bus or self.bus
+        if bus is not None and self.status == "running":
+            self.progress.follow(bus, tool_call_id)
+
+    def cite(self, result: Any) -> None:
+        """Links to the places `result` cites ("[1] docs/x.pdf, page 7" of a search)."""
+        places = cited_in_result(result) if self.cite_places else []
+        self.citations.setText(links_html(places) if places else "")
+        self.citations.setVisible(bool(places))
+
+    def _citation_activated(self, link: str) -> None:
+        target = target_of(link)
+        if target:
+            self.citation_opened.emit(target)
 
     def set_details(self, text: str) -> None:
         self.details.setText(text)
@@ -255,6 +319,8 @@ class ToolCard(ChatItem):
 
     def plain_text(self) -> str:
         parts = [self.title.text(), self.timing.text(), self.arguments.text(), self.summary.text()]
+        if self.progress.text():
+            parts.append(self.progress.text())
         if self.details.text():
             parts.append(self.details.text())
         return "\n".join(parts)

@@ -44,6 +44,7 @@ class ChatController:
         self.surface = surface
         self.spawn = spawn
         self.models = ModelChoice(context, surface, spawn, from_settings=runtime is None)
+        self.models.on_loaded = self._model_loaded
         self.transcript = Transcript(surface, self.retry)
         self.tools = ToolCalls(context, surface, self.transcript, spawn)
         self.thread_id: str | None = None
@@ -59,9 +60,13 @@ class ChatController:
             self.models.use(self._initial_runtime)
             self._initial_runtime = None
         else:
-            self.models.build(self.context.settings.model)
+            self.models.start(self.context.settings.model)  # a model file loads off-thread
         self.transcript.show_tokens()
         self._welcome()
+        self.spawn(self.refresh_conversations(open_latest=True), name="chat:conversations")
+
+    def _model_loaded(self) -> None:
+        # a model that loaded after the start: the latest conversation can be opened now
         self.spawn(self.refresh_conversations(open_latest=True), name="chat:conversations")
 
     @property
@@ -130,6 +135,9 @@ class ChatController:
             self.surface.raise_approval()
             return
         runtime = self.models.current()
+        if runtime is None and self.models.loading:
+            self.surface.note(self.models.problem)  # not an error: it is on its way
+            return
         if runtime is None:
             self.surface.error(f"{self.models.problem} Pick a model below, then send again.")
             return

@@ -4,14 +4,16 @@ the engineer picks another model, and closed properly (after a run still unwindi
 A runtime built from the settings follows them: when the settings dialog changes the model, the
 next run uses the new one. A runtime handed in (tests: a scripted model) is kept as it is.
 
-A model picked in the chat that loads in this process (llama.cpp: seconds to read the GGUF file)
-is built on a worker thread; until it is ready the chat says so instead of sending. Models picked
+A model that loads in this process (llama.cpp: seconds to read the GGUF file) is built on a worker
+thread, whether the settings name it at start or the engineer picks it; until it is ready the
+picker says "loading model…" and the chat says so instead of sending. Models picked
 by hand are remembered (workbench.ui.gui_state) so the model menu lists them again.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from workbench.agents import AgentRuntime, BackendError
@@ -66,6 +68,7 @@ class ModelChoice:
         self.problem = ""  # why the wanted model cannot be used, for the engineer
         self.from_settings = from_settings
         self.loading = ""  # the spec being built on a worker thread
+        self.on_loaded: Callable[[], None] | None = None  # called when a load finished
 
     @property
     def runtime(self) -> AgentRuntime | None:
@@ -91,6 +94,14 @@ class ModelChoice:
         self.problem = f"The model {spec!r} cannot be used: {error}"
         self.surface.show_model(spec, self.problem)
 
+    def start(self, spec: str) -> None:
+        """The settings' model at start: one that reads a model file loads on a worker thread,
+        so the window opens at once and the picker says "loading model…" meanwhile."""
+        if spec.startswith(LOADS_IN_PROCESS):
+            self._load_later(spec, picked=False)
+        else:
+            self.build(spec)
+
     def choose(self, spec: str) -> None:
         """The engineer picked another model: remembered in settings, used from the next run."""
         try:
@@ -100,15 +111,20 @@ class ModelChoice:
             return
         self.loading = ""  # a model still loading is no longer wanted
         if spec.startswith(LOADS_IN_PROCESS):
-            self.loading = spec
-            self.surface.note(f"Loading {spec} (a few seconds)…")
-            self.spawn(self._build_off_thread(spec), name="chat:load-model")
+            self._load_later(spec, picked=True)
         elif self.build(spec):
             self._chosen(spec)
         else:
             self.surface.error(self.problem)
 
-    async def _build_off_thread(self, spec: str) -> None:
+    def _load_later(self, spec: str, *, picked: bool) -> None:
+        self.loading = spec
+        self.problem = ""
+        self.surface.show_model(spec, loading=True)
+        self.surface.note(f"Loading {spec} (a few seconds)…")
+        self.spawn(self._build_off_thread(spec, picked), name="chat:load-model")
+
+    async def _build_off_thread(self, spec: str, picked: bool) -> None:
         try:
             runtime = await asyncio.to_thread(AgentRuntime, self.context, spec)
         except (BackendError, ValueError, OSError) as error:
@@ -123,7 +139,12 @@ class ModelChoice:
             return
         self.loading = ""
         self.use(runtime)
-        self._chosen(spec)
+        if picked:
+            self._chosen(spec)
+        else:
+            self.surface.note(f"Model: {spec} is loaded.", tone="ok")
+        if self.on_loaded is not None:
+            self.on_loaded()
 
     def _chosen(self, spec: str) -> None:
         self.from_settings = True
@@ -146,5 +167,9 @@ class ModelChoice:
         wanted = self.context.settings.model
         runtime = self.runtime
         if self.from_settings and runtime is not None and runtime.model_spec != wanted:
+            if wanted.startswith(LOADS_IN_PROCESS):  # never read a model file on the GUI thread
+                self._load_later(wanted, picked=False)
+                self.problem = f"The model {wanted} is still loading; send again in a moment."
+                return None
             self.build(wanted)
         return self.runtime

@@ -16,11 +16,11 @@ import asyncio
 import logging
 
 import shiboken6
-from PySide6.QtCore import QEvent, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QInputDialog,
-    QLabel,
     QLineEdit,
     QMenu,
     QSizePolicy,
@@ -33,12 +33,14 @@ from workbench.agents.defaults import EMBEDDED_SPEC
 from workbench.core.context import AppContext
 from workbench.ui.async_loop import start_task
 from workbench.ui.chat.style import COLOURS, MENU_BUTTON_STYLE
+from workbench.ui.elided_label import ElidedLabel
 from workbench.ui.gui_state import recent_models
 from workbench.ui.model_offer import ModelOffer
 from workbench.ui.model_status import ModelEntry, ModelsReport, check_models
 
 log = logging.getLogger(__name__)
 OTHER_HINT = "ollama:<model>, openai:<model>@<base-url>, llamacpp:<path.gguf> or scripted:<file>"
+MIN_BUTTON_WIDTH = 120  # px: "Model: ollama:qw…b ▾" still tells what is in use
 SECTIONS = {"local": "In this process (llama.cpp)", "openai": "OpenAI-compatible servers"}
 
 
@@ -53,6 +55,7 @@ class ModelPicker(QWidget):
         self.context = context
         self.spec = ""
         self.problem = ""
+        self.loading = False  # the model file is being read on a worker thread
         self.report: ModelsReport | None = None
         self._checks = 0  # number of the latest check: answers of older ones are dropped
         self._other_dialog: QInputDialog | None = None
@@ -60,44 +63,51 @@ class ModelPicker(QWidget):
         self.button.setObjectName("model-picker")
         self.button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.button.setAutoRaise(True)
-        self.button.setStyleSheet(MENU_BUTTON_STYLE)
+        self.button.setStyleSheet(MENU_BUTTON_STYLE + " QToolButton { text-align: left; }")
+        # a long spec (a scripted file, a GGUF path) must not widen the dock: elided, whole in
+        # the tooltip and in `text()`
+        self.button.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.button.setMinimumWidth(MIN_BUTTON_WIDTH)
+        self._button_text = ""
         self.menu_ = QMenu(self.button)
         self.menu_.setObjectName("model-menu")
         self.menu_.setToolTipsVisible(True)
         self.menu_.aboutToShow.connect(self.refresh)
         self.button.setMenu(self.menu_)
-        self.status = QLabel()
+        # its own row, one line: in a narrow dock a wrapped status became a column of words
+        self.status = ElidedLabel()
         self.status.setObjectName("model-status")
-        self.status.setWordWrap(True)
-        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.offer = ModelOffer("model", self)
         self.offer.accepted.connect(self.use_embedded)
-        row = QHBoxLayout()
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.button)
-        row.addWidget(self.status, 1)
+        self.button_row = QHBoxLayout()  # the chat adds its token count at the end
+        self.button_row.setContentsMargins(0, 0, 0, 0)
+        self.button_row.addWidget(self.button, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
-        layout.addLayout(row)
+        layout.addLayout(self.button_row)
+        layout.addWidget(self.status)
         layout.addWidget(self.offer)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
 
     # -- what is shown --------------------------------------------------------------------------
     def text(self) -> str:
         """The button's text, "Model: <spec> ▾" (⚠ when the model cannot be used)."""
-        return self.button.text()
+        return self._button_text
 
     def status_line(self) -> str:
         """ "<spec> — <status>", as a person reads it next to the model."""
         return f"{self.spec} {self.status.text()}".strip()
 
-    def set_model(self, spec: str, problem: str = "") -> None:
+    def set_model(self, spec: str, problem: str = "", *, loading: bool = False) -> None:
+        """Show `spec`; `loading`: its model file is being read on a worker thread."""
         changed = spec != self.spec
-        self.spec, self.problem = spec, problem
+        self.spec, self.problem, self.loading = spec, problem, loading
         mark = " ⚠" if problem else ""
-        self.button.setText(f"Model: {spec}{mark} ▾")
-        self.button.setToolTip(problem or f"The agent runs on {spec}. Click to pick another model.")
+        self._button_text = f"Model: {spec}{mark} ▾"
+        self._elide_button()
+        tip = problem or f"The agent runs on {spec}. Click to pick another model."
+        self.button.setToolTip(f"{spec}\n{tip}" if not problem else tip)
         if changed:
             self.report = None
             self.offer.show_report(None)
@@ -110,15 +120,31 @@ class ModelPicker(QWidget):
             report = None  # a check of the model shown before
         if self.problem:
             text, colour, tip = "— cannot be used (hover)", COLOURS["error"], self.problem
+        elif self.loading:
+            text, colour, tip = "— loading model…", COLOURS["note"], f"Reading {self.spec}"
         elif report is None:
             text, colour, tip = "— checking…", COLOURS["note"], "Asking the model's server"
         else:
             bad = report.current_unreachable or report.current_status.startswith("not ")
             colour = COLOURS["error"] if bad else COLOURS["ok"]
             text, tip = f"— {report.current_status}", report.status_line
-        self.status.setText(text)
-        self.status.setToolTip(tip)
+        self.status.show_text(text, tip)
+        self._status_or_offer()
         self.status.setStyleSheet(f"color: {colour};")
+
+    def _elide_button(self) -> None:
+        metrics = self.button.fontMetrics()
+        room = max(MIN_BUTTON_WIDTH, self.button.width()) - 2 * metrics.averageCharWidth()
+        shown = metrics.elidedText(self._button_text, Qt.TextElideMode.ElideMiddle, room)
+        self.button.setText(shown)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        super().resizeEvent(event)
+        self._elide_button()
+
+    def _status_or_offer(self) -> None:
+        # the offer's first line says what the status would: one of the two is enough
+        self.status.setVisible(self.offer.isHidden())
 
     def changeEvent(self, event: QEvent) -> None:  # Qt override
         # the chat enables the picker again when a run ends: the server may have gone meanwhile
@@ -141,13 +167,13 @@ class ModelPicker(QWidget):
         except Exception:  # a check that fails must not take the chat down; the status says so
             log.exception("checking the models failed")
             if shiboken6.isValid(self) and number == self._checks:
-                self.status.setText("— could not be checked (see the log)")
+                self.status.show_text("— could not be checked (see the log)")
             return
         if not shiboken6.isValid(self) or number != self._checks:
             return
         self.report = report
-        self._show_status()
         self.offer.show_report(report)
+        self._show_status()
         self._fill(report)
         self.listed.emit([] if report.ollama_problem else [m.name for m in report.ollama_models])
         self.checked.emit(report)

@@ -51,6 +51,9 @@ def view_for_tool(context: AppContext, tool: str) -> ViewSpec | None:
     return view_showing(context.plugins, tool, context.registry.owner(tool))
 
 
+CITING_TOOL = "search_documents"  # citations open the view that shows its results
+
+
 class ChatPanel(QWidget):
     tool_finished = Signal(object)  # ToolOutcome of a /tool command, once shown
     run_finished = Signal(object)  # RunResult, or None when the run was stopped
@@ -111,11 +114,8 @@ class ChatPanel(QWidget):
         self._completions.setStringList(completions(self.context.registry.names()))
 
     def _lay_out(self) -> None:
-        status = QHBoxLayout()
-        status.setContentsMargins(0, 0, 0, 0)
-        status.addWidget(self.model_picker)
-        status.addStretch(1)
-        status.addWidget(self.token_label)
+        # the token count beside the model's name: the status and offer below get the full width
+        self.model_picker.button_row.addWidget(self.token_label)
         row = QHBoxLayout()
         row.addWidget(self.input, 1)
         row.addWidget(self.send_button)
@@ -124,7 +124,7 @@ class ChatPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.conversation_bar)
         layout.addWidget(self.view, 1)
-        layout.addLayout(status)
+        layout.addWidget(self.model_picker)
         layout.addLayout(row)
 
     # -- the controller's state, for the window and tests ---------------------------------------
@@ -160,6 +160,17 @@ class ChatPanel(QWidget):
         """A card's link: the window (whoever listens on the bus) shows the view."""
         self.context.bus.publish(ViewRequested(source="chat", view=view, tool=tool))
 
+    def _citations_view(self) -> ViewSpec | None:
+        return view_for_tool(self.context, CITING_TOOL)
+
+    def open_citation(self, target: str) -> None:
+        """A citation's link ("docs/x.pdf#page=7"): the window shows the view at that place."""
+        view = self._citations_view()
+        if view is None:
+            return
+        located = ViewRequested(source="chat", view=view.name, tool=CITING_TOOL, target=target)
+        self.context.bus.publish(located)
+
     # -- ChatSurface: what the controller shows -------------------------------------------------
     def alive(self) -> bool:
         return shiboken6.isValid(self)
@@ -189,7 +200,9 @@ class ChatPanel(QWidget):
         self.view.add(card)
 
     def message(self, who: str, text: str = "", *, agent: str = "", role: str) -> MessageBubble:
-        bubble = MessageBubble(who, text, agent=agent, role=role)
+        cite = self._citations_view() is not None
+        bubble = MessageBubble(who, text, agent=agent, role=role, cite=cite)
+        bubble.citation_opened.connect(self.open_citation)
         self.view.add(bubble)
         return bubble
 
@@ -201,8 +214,11 @@ class ChatPanel(QWidget):
             agent=agent,
             view_name=view.name if view else "",
             view_title=view.title if view else "",
+            cite=self._citations_view() is not None,
+            bus=self.context.bus,
         )
         card.open_view_requested.connect(self._open_view)
+        card.citation_opened.connect(self.open_citation)
         self.view.add(card)
         return card
 
@@ -221,8 +237,8 @@ class ChatPanel(QWidget):
         self.conversation_bar.setEnabled(not busy)
         self.model_picker.setEnabled(not busy)  # Send stays: /tool commands work meanwhile
 
-    def show_model(self, spec: str, problem: str = "") -> None:
-        self.model_picker.set_model(spec, problem)
+    def show_model(self, spec: str, problem: str = "", *, loading: bool = False) -> None:
+        self.model_picker.set_model(spec, problem, loading=loading)
 
     def show_conversations(
         self, conversations: Sequence[Conversation], current: str | None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from numbers import Real
 from typing import Any
 
 SUMMARY_CHARS = 160
@@ -44,3 +45,21 @@ def compact_json(value: Any, limit: int = ARGUMENTS_CHARS) -> str:
     """Arguments on one line, cut at `limit` characters."""
     text = json.dumps(value, ensure_ascii=False, default=str, separators=(", ", ": "))
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def progress_text(title: str, message: str, fraction: float | None, data: dict[str, Any]) -> str:
+    """A job's latest progress on one line: "optimize beams2d: iteration 13/100, objective 2.5",
+    "Slurm job 42 on local: RUNNING 0:37"."""
+    text = message
+    iteration = data.get("iteration")
+    if message == "iteration" and isinstance(iteration, int):
+        done = iteration + 1  # the optimisers count from 0
+        planned = round(done / fraction) if fraction else 0
+        text = f"iteration {done}/{planned}" if planned >= done else f"iteration {done}"
+        objective = data.get("objective")
+        if isinstance(objective, Real) and not isinstance(objective, bool):
+            text += f", objective {objective:.4g}"
+    elif fraction is not None and not message:
+        text = f"{fraction:.0%}"
+    shown = f"{title}: {text}" if title and text else title or text
+    return shown if len(shown) <= SUMMARY_CHARS else shown[: SUMMARY_CHARS - 1] + "…"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine, Sequence
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from workbench.agents import RunResult
 from workbench.agents.accounting import Conversation
@@ -70,6 +70,20 @@ class ToolCardView(Protocol):
         """False once the card is gone (conversation cleared, panel closed)."""
 
 
+@runtime_checkable
+class CitingCard(Protocol):
+    """A card that can link to the places its result cites (the chat's ToolCard does)."""
+
+    def cite(self, result: Any) -> None:
+        """Show links to the places `result` cites (a document search's passages)."""
+
+
+def cite(card: ToolCardView, result: Any) -> None:
+    """Links from `card` to what `result` cites, when the card can show them."""
+    if isinstance(card, CitingCard):
+        card.cite(result)
+
+
 class ChatSurface(Protocol):
     """The chat as the engineer sees it."""
 
@@ -104,7 +118,8 @@ class ChatSurface(Protocol):
 
     def show_busy(self, busy: bool) -> None: ...
 
-    def show_model(self, spec: str, problem: str = "") -> None: ...
+    def show_model(self, spec: str, problem: str = "", *, loading: bool = False) -> None:
+        """The model in use (or, `loading`, the one being read on a worker thread)."""
 
     def show_conversations(
         self, conversations: Sequence[Conversation], current: str | None

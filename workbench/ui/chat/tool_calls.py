@@ -9,10 +9,11 @@ or scripts show up as a note.
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any
 
 from workbench.core.context import AppContext
-from workbench.core.events import ToolCalled
+from workbench.core.events import CURRENT_TOOL_CALL, ToolCalled
 from workbench.core.tools import ToolOutcome
 from workbench.ui.chat.commands import (
     CommandError,
@@ -21,8 +22,9 @@ from workbench.ui.chat.commands import (
     tool_listing,
     unknown_tool,
 )
+from workbench.ui.chat.job_links import follow_jobs
 from workbench.ui.chat.summaries import summarize
-from workbench.ui.chat.surface import ChatSurface, Spawn, ToolCardView
+from workbench.ui.chat.surface import ChatSurface, Spawn, ToolCardView, cite
 from workbench.ui.chat.transcript import Transcript
 from workbench.ui.chat.wording import failure_headline
 
@@ -74,14 +76,26 @@ class ToolCalls:
 
     def call(self, name: str, arguments: dict[str, Any], *, confirmed: bool = False) -> None:
         card = self.transcript.tool_card("", name, arguments, "you")
-        self.spawn(self._run(card, name, arguments, confirmed), name=f"chat:{name}")
+        call_id = f"chat:{uuid.uuid4().hex[:12]}"  # names the call's jobs, as the agent's id does
+        follow_jobs(card, call_id, self.context.bus)
+        self.spawn(self._run(card, name, arguments, confirmed, call_id), name=f"chat:{name}")
 
     async def _run(
-        self, card: ToolCardView, name: str, arguments: dict[str, Any], confirmed: bool
+        self,
+        card: ToolCardView,
+        name: str,
+        arguments: dict[str, Any],
+        confirmed: bool,
+        call_id: str,
     ) -> None:
-        outcome = await self.context.registry.acall(
-            name, arguments, caller=CALLER, confirmed=confirmed
-        )
+        # the jobs the tool starts (in a thread that copies this context) carry the call's id
+        token = CURRENT_TOOL_CALL.set(call_id)
+        try:
+            outcome = await self.context.registry.acall(
+                name, arguments, caller=CALLER, confirmed=confirmed
+            )
+        finally:
+            CURRENT_TOOL_CALL.reset(token)
         if self.surface.alive() and card.alive():  # closed meanwhile?
             show_outcome(card, outcome)
             self.surface.on_tool_finished(outcome)
@@ -105,6 +119,7 @@ def show_outcome(card: ToolCardView, outcome: ToolOutcome) -> None:
     if outcome.ok:
         card.finish(True, duration_s=outcome.duration_s, summary=summarize(outcome.result))
         card.set_details(json.dumps(outcome.result, indent=2, ensure_ascii=False, default=str))
+        cite(card, outcome.result)
         return
     error = outcome.error
     explanation = error.explain() if error else "failed without a message"

@@ -8,6 +8,7 @@ again) are shown with the same items. Tokens arrive many per second: each step s
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -25,8 +26,9 @@ from workbench.agents.events import (
     ToolStarted,
 )
 from workbench.agents.graph.cancels import USER_CANCELLED
+from workbench.ui.chat.job_links import follow_jobs
 from workbench.ui.chat.summaries import summarize, summarize_text
-from workbench.ui.chat.surface import ChatSurface, StreamedMessage, ToolCardView
+from workbench.ui.chat.surface import ChatSurface, StreamedMessage, ToolCardView, cite
 from workbench.ui.chat.wording import failure_headline, malformed_note
 
 SUPERVISOR = "supervisor"
@@ -178,6 +180,7 @@ class Transcript:
         card = self.surface.tool_card(tool, arguments, agent)
         if call_id:
             self._cards[call_id] = card
+            follow_jobs(card, call_id)  # the jobs this call starts show their progress on it
         return card
 
     def _on_tool_finished(self, event: ToolFinished) -> None:
@@ -195,6 +198,8 @@ class Transcript:
             error=event.error,
             error_kind=event.error_kind,
         )
+        if event.ok and event.result is not None:
+            cite(card, event.result)
 
     # -- stored conversations -------------------------------------------------------------------
     def show_entry(self, entry: dict[str, Any]) -> None:
@@ -221,6 +226,7 @@ class Transcript:
         kind = str(entry.get("error_kind", ""))
         if entry.get("ok"):
             card.finish(True, summary=summarize_text(content))
+            cite(card, _parsed(content))
         else:
             summary = failure_headline(tool, kind, content)
             card.finish(False, summary=summary, error=content, error_kind=kind)
@@ -232,3 +238,11 @@ class Transcript:
             sum(c["output_tokens"] for c in calls),
         )
         self.show_tokens()
+
+
+def _parsed(content: str) -> Any:
+    """A stored tool answer: its JSON when it is JSON, else the text."""
+    try:
+        return json.loads(content)
+    except ValueError:
+        return content

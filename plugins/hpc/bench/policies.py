@@ -1,0 +1,237 @@
+"""Who plays an HPC cell's tool calls.
+
+- `reference`: the four optimal calls with the task's arguments, through the registry with the
+  confirmation a person gives headless (`--yes`), then a report of the metrics as
+  `NAME: value` taken from the evaluate_model result.
+- `offtarget:<mistake>`: the reference with one characteristic mistake (OFF_TARGET), each with
+  the scores it must get (validate.py checks them).
+- any other model spec: the agent (workbench.agents) on the task's prompt, the submit and
+  cancel confirmations approved as a person running the benchmark would.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from workbench.bench import AgentBudget
+from workbench.core.context import AppContext
+from workbench_plugins.hpc.bench.prompts import HpcTaskSpec
+from workbench_plugins.hpc.bench.scoring import ToolCall
+
+WRONG_SEED_OFFSET = 1  # "wrong-seed" trains (and evaluates) seed + 1
+# model calls an agent gets per cell: the optimal run takes ~6 (hand-off, 4 calls, report);
+# monitoring may need a second call when its checks run out
+AGENT_MAX_MODEL_CALLS = 24
+CONFIRMED_TOOLS = ("submit_slurm_job", "cancel_slurm_job")
+
+
+class HarnessFailure(RuntimeError):
+    """The harness, not the policy, failed (no cluster, a tool crashed)."""
+
+
+@dataclass
+class PolicyRun:
+    calls: list[ToolCall]
+    texts: list[str]  # every message text the scorer searches for metrics
+    tokens_in: int = 0
+    tokens_out: int = 0
+    model_calls: int = 0
+    status: str = "done"
+    error: str = ""
+    answer: str = ""
+
+
+@dataclass(frozen=True)
+class OffTarget:
+    """A characteristic mistake and the exact scores it must get (validate.py checks them)."""
+
+    about: str
+    expected: Mapping[str, float] = field(default_factory=dict)
+
+
+# Hand-computed from A.3 (scoring.py): stopping after monitoring leaves evaluate uncalled, so
+# w_eval = 0 and w_step = 0.85: score = 0.85 * 3/4 + 0.15 * 1 = 0.7875; TC 0; ToolEff 1 (3 calls
+# of 4 optimal); CO = 0.6 * 0.7875 + 0.2 * 1 = 0.6725. The wrong seed does every step but fails
+# the configuration check: score = 0.70 + 0 + 0.15 = 0.85; TC 0; CO = 0.6 * 0.85 + 0.2 = 0.71.
+OFF_TARGET: dict[str, OffTarget] = {
+    "stops-after-monitoring": OffTarget(
+        "generates, submits and monitors, but never evaluates the model",
+        {
+            "hpc_score": 0.7875,
+            "step_rate": 0.75,
+            "config_ok": 1.0,
+            "task_completion": 0.0,
+            "tool_efficiency": 1.0,
+            "overall": 0.6725,
+        },
+    ),
+    "wrong-seed": OffTarget(
+        f"trains and evaluates with seed + {WRONG_SEED_OFFSET} instead of the task's seed",
+        {
+            "hpc_score": 0.85,
+            "step_rate": 1.0,
+            "config_ok": 0.0,
+            "metrics_extracted": 1.0,
+            "task_completion": 0.0,
+            "tool_efficiency": 1.0,
+            "overall": 0.71,
+        },
+    ),
+}
+REFERENCE_EXPECTED = {
+    "hpc_score": 1.0,
+    "step_rate": 1.0,
+    "config_ok": 1.0,
+    "metrics_extracted": 1.0,
+    "metrics_verified": 1.0,
+    "task_completion": 1.0,
+    "tool_efficiency": 1.0,
+    "overall": 1.0,
+}
+
+
+def is_direct(model: str) -> bool:
+    return model == "reference" or model.startswith("offtarget:")
+
+
+class _RecordingToolCaller:
+    """Calls tools through the registry (confirmed, as `--yes`) and records each call."""
+
+    def __init__(self, app: AppContext, caller: str) -> None:
+        self.app, self.caller = app, caller
+        self.calls: list[ToolCall] = []
+        self.texts: list[str] = []
+
+    def __call__(self, name: str, **args: Any) -> dict[str, Any]:
+        outcome = self.app.registry.call(name, args, caller=self.caller, confirmed=True)
+        self.calls.append(ToolCall(name, args, outcome.ok, outcome.result))
+        if not outcome.ok:  # a direct policy's calls are meant to succeed
+            detail = outcome.error.explain() if outcome.error else "failed"
+            raise HarnessFailure(f"{self.caller}: {name} failed: {detail}")
+        result = outcome.result or {}
+        self.texts.append(json.dumps(result, default=str))
+        return result
+
+
+def report_text(result: Mapping[str, Any]) -> str:
+    """The reference's final message: each metric as `NAME: value`, from the result itself."""
+    names = {"iog": "IOG", "cog": "COG", "fog": "FOG", "mmd": "MMD", "dpp": "DPP", "viol": "viol"}
+    values = ", ".join(f"{label}: {float(result[key])!r}" for key, label in names.items())
+    trained = f"{result['algorithm']} (seed {result['seed']}, job {result['job_id']})"
+    return f"Evaluated {trained}: {values}."
+
+
+def play_direct(model: str, task: HpcTaskSpec, app: AppContext) -> PolicyRun:
+    mistake = model.removeprefix("offtarget:") if model.startswith("offtarget:") else ""
+    if mistake and mistake not in OFF_TARGET:
+        raise HarnessFailure(
+            f"Unknown off-target policy {model!r}; known: "
+            + ", ".join(f"offtarget:{name}" for name in OFF_TARGET)
+        )
+    call = _RecordingToolCaller(app, f"bench:{model}")
+    seed = task.seed + WRONG_SEED_OFFSET if mistake == "wrong-seed" else task.seed
+    generated = call(
+        "generate_training_command",
+        algorithm=task.algorithm,
+        problem_id=task.problem_id,
+        epochs=task.epochs,
+        seed=seed,
+        host=task.host,
+    )
+    submitted = call("submit_slurm_job", script_path=generated["script_path"], host=task.host)
+    monitored = call(
+        "monitor_job_until_complete",
+        job_id=submitted["job_id"],
+        host=task.host,
+        check_interval=task.check_interval,
+        max_checks=task.max_checks,
+    )
+    if monitored["state"] != "COMPLETED":
+        raise HarnessFailure(
+            f"the training job {submitted['job_id']} ended {monitored['state']} "
+            f"(exit {monitored['exit_code']}): {monitored['log_tail'][-800:]}"
+        )
+    if mistake == "stops-after-monitoring":
+        return PolicyRun(call.calls, call.texts)
+    evaluated = call(
+        "evaluate_model",
+        problem_id=task.problem_id,
+        algorithm=task.algorithm,
+        seed=seed,
+        n_samples=task.n_samples,
+        job_id=submitted["job_id"],
+        host=task.host,
+    )
+    answer = report_text(evaluated)
+    return PolicyRun(call.calls, [*call.texts, answer], answer=answer)
+
+
+def agent_limits(budget: AgentBudget | None) -> dict[str, Any]:
+    if budget is None:
+        return {"max_model_calls": AGENT_MAX_MODEL_CALLS}
+    return {
+        "max_model_calls": budget.model_calls,
+        "max_tokens": budget.tokens,
+        "max_seconds": budget.seconds,
+    }
+
+
+def play_agent(
+    model: str, task: HpcTaskSpec, app: AppContext, budget: AgentBudget | None = None
+) -> PolicyRun:
+    """The agent on the prompt: a model that answers badly scores low; an unreachable one is
+    a harness failure (the cell is retried on resume)."""
+    from workbench.agents import AgentRuntime, BackendError, HeadlessPolicy
+    from workbench.agents.events import (
+        AgentError,
+        FinalAnswer,
+        ModelCalled,
+        Token,
+        ToolFinished,
+        ToolStarted,
+    )
+
+    person = HeadlessPolicy(approve=CONFIRMED_TOOLS)
+    try:
+        runtime = AgentRuntime(app, model, policy=person, **agent_limits(budget))
+    except BackendError as error:
+        raise HarnessFailure(str(error)) from error
+    try:
+        result = runtime.send_sync(f"bench-{uuid.uuid4().hex[:12]}", task.prompt)
+    finally:
+        runtime.close()
+    run = PolicyRun([], [], status=result.status, error=result.error, answer=result.answer)
+    started: dict[str, ToolStarted] = {}
+    streamed: list[str] = []
+    for event in result.events:
+        if isinstance(event, AgentError) and event.kind == "model_unreachable":
+            raise HarnessFailure(event.message)
+        if isinstance(event, ToolStarted) and not event.tool.startswith("transfer_to_"):
+            started[event.tool_call_id] = event
+        elif isinstance(event, ToolFinished) and event.tool_call_id in started:
+            arguments = started.pop(event.tool_call_id).arguments
+            args = arguments if isinstance(arguments, dict) else {"raw": arguments}
+            run.calls.append(ToolCall(event.tool, args, event.ok, event.result))
+            run.texts.append(json.dumps(event.result, default=str) if event.ok else event.error)
+        elif isinstance(event, Token):
+            streamed.append(event.text)
+        elif isinstance(event, FinalAnswer):
+            run.texts.append(event.text)
+        elif isinstance(event, ModelCalled):
+            run.tokens_in += event.input_tokens
+            run.tokens_out += event.output_tokens
+            run.model_calls += 1
+    run.texts.append("".join(streamed))
+    return run
+
+
+def play(
+    model: str, task: HpcTaskSpec, app: AppContext, budget: AgentBudget | None = None
+) -> PolicyRun:
+    return (
+        play_direct(model, task, app) if is_direct(model) else play_agent(model, task, app, budget)
+    )

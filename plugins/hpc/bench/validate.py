@@ -1,0 +1,107 @@
+"""Evaluator validation of `hpc-beams2d` on a real cluster: the reference must do all four steps
+and score 1.0 everywhere (policies.REFERENCE_EXPECTED); each off-target policy must get exactly
+the scores A.3 gives its mistake (policies.OFF_TARGET, computed by hand there). Runs through the
+bench runner, so the folder also gets results.jsonl and summary.json. Exits non-zero on failure.
+
+    python -m workbench_plugins.hpc.bench.validate [--out DIR] [--host NAME] [--epochs 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from workbench.bench.results import bench_workspace, read_cells
+from workbench.bench.runner import PlannedCell, run_bench
+from workbench.core.context import AppContext
+from workbench_plugins.hpc.bench.policies import OFF_TARGET, REFERENCE_EXPECTED
+from workbench_plugins.hpc.bench.suite import HpcSuite
+
+CI_EPOCHS = 2  # a short training: the scores do not depend on how long it trained
+CI_INTERVAL = 1  # seconds between checks while monitoring
+CI_SAMPLES = 8  # what the short training stored: none generated again at evaluation
+REFERENCE_STYLES = ("hpc-train-cgan", "hpc-train-diff")  # both algorithms train and evaluate
+OFF_TARGET_STYLE = "hpc-train-cgan"
+TOLERANCE = 1e-9
+
+
+@dataclass
+class Validation:
+    folder: Path
+    failures: list[str] = field(default_factory=list)
+    checked: int = 0
+    measured: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+
+def plan_cells(suite: HpcSuite) -> list[PlannedCell]:
+    """Seed 1 of the reference styles with the reference; of one style, every off-target."""
+    cells = []
+    for task in suite.tasks():
+        if task.payload["seed"] != 1:
+            continue
+        if task.style in REFERENCE_STYLES:
+            cells.append(PlannedCell(suite.name, task, "reference", 0))
+        if task.style == OFF_TARGET_STYLE:
+            cells += [PlannedCell(suite.name, task, f"offtarget:{name}", 0) for name in OFF_TARGET]
+    return cells
+
+
+def expected_scores(model: str) -> Mapping[str, float]:
+    if model == "reference":
+        return REFERENCE_EXPECTED
+    return OFF_TARGET[model.removeprefix("offtarget:")].expected
+
+
+def validate(context: AppContext, out: Path, suite: HpcSuite) -> Validation:
+    cells = plan_cells(suite)
+    outcome = run_bench(context, {suite.name: suite}, cells, out)
+    result = Validation(out, failures=list(outcome.errors))
+    records = read_cells(out.resolve())
+    for cell in cells:
+        record = records.get(cell.key)
+        if record is None or record["status"] != "ok":
+            continue  # already a failure (harness error)
+        result.checked += 1
+        for name, wanted in expected_scores(cell.model).items():
+            got = float(record["scores"][name])
+            line = f"{cell.key}: {name} = {got:.4f} (designed {wanted:g})"
+            result.measured.append(line)
+            if abs(got - wanted) > TOLERANCE:
+                result.failures.append(f"{line}: {cell.model} did not score as designed")
+        if cell.model == "reference" and not record["details"]["evaluated_outputs"].get("matches"):
+            result.failures.append(f"{cell.key}: the evaluated outputs' sha256 does not match")
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Validate the HPC benchmark's evaluators.")
+    parser.add_argument("--out", type=Path, default=Path("bench-results/hpc-validation"))
+    parser.add_argument("--host", default="", help="default: the first host in the settings")
+    parser.add_argument("--epochs", type=int, default=CI_EPOCHS)
+    args = parser.parse_args(argv)
+    context = AppContext.open(workspace=bench_workspace(args.out.resolve()))
+    try:
+        suite = HpcSuite(
+            epochs=args.epochs, host=args.host, check_interval=CI_INTERVAL, n_samples=CI_SAMPLES
+        )
+        result = validate(context, args.out, suite)
+    finally:
+        context.close()
+    for line in result.measured:
+        print(line)
+    for failure in result.failures:
+        print(f"FAIL {failure}", file=sys.stderr)
+    verdict = "passed" if result.passed else "FAILED"
+    print(f"validation {verdict}: {result.checked} cells checked in {args.out}")
+    return 0 if result.passed else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,34 @@
+"""Retrieval: index the engineer's own documents in the workspace and search them with citations.
+
+index/            no Qt: loaders, chunking, the SQLite FTS5 + vector database, adding, search
+tools.py          search_documents, add_document, list_documents, delete_document
+agent.py          the retrieval specialist (cites source and page)
+config.py         settings ([plugins.retrieval]): read-only mode, dense search, chunk size
+doctor_checks.py  which search modes are active and why
+cli.py            headless indexing with a progress bar (rich)
+views/            the Documents view (Qt): documents, add with progress, search, a hit's page
+perf.py           indexing and query latency against pypdf's bare text extraction
+"""
+
+from workbench.core.plugins import Plugin, ViewSpec
+from workbench_plugins.retrieval.agent import specialist
+from workbench_plugins.retrieval.config import RetrievalSettings
+
+plugin = Plugin(
+    name="retrieval",
+    title="Documents",
+    description="Index PDFs, Markdown, text and HTML in the workspace; search them with citations.",
+    tools="workbench_plugins.retrieval.tools:tools",
+    suites="workbench_plugins.retrieval.bench:suites",
+    specialist=specialist,
+    settings=RetrievalSettings,
+    checks="workbench_plugins.retrieval.doctor_checks:checks",
+    views=(
+        ViewSpec(
+            name="documents",
+            title="Documents",
+            factory="workbench_plugins.retrieval.views:documents_view",
+            shows=("search_documents", "add_document", "list_documents", "delete_document"),
+        ),
+    ),
+)

@@ -1,0 +1,1 @@
+"""The corpus documents (Markdown sources; some are rendered to PDF at run time)."""

@@ -1,0 +1,202 @@
+"""Who plays a rag-beams2d cell.
+
+- `reference`: searches each lookup's query, reads the value out of the first passage about the
+  lookup's subject that is not marked superseded, then optimises with what it read. Where no
+  search tool is offered, or no passage states the value, it keeps the default (as a careful
+  agent would), so it scores 0 parameter accuracy with RAG off.
+- `offtarget:guess-defaults`: never searches; optimises with Beams2D's defaults.
+- `offtarget:distractor`: searches like the reference but takes the superseded passage's value.
+- any other model spec: the agent on the prompt (the condition's specialists and tools only).
+
+Direct policies call tools through the registry by name, as the agent and the GUI do
+(optimize_design belongs to the topopt plugin: never imported).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from workbench.bench import AgentBudget
+from workbench.core.context import AppContext
+from workbench_plugins.retrieval.bench.rag.conditions import hidden_specialists
+from workbench_plugins.retrieval.bench.rag.prompts import DEFAULTS, Lookup, RagPrompt
+from workbench_plugins.retrieval.bench.rag.scoring import OPTIMIZE_TOOL, SEARCH_TOOL, ToolCall
+
+DIRECT_MAX_ITER = 5  # the direct policies' optimiser iterations: the score reads parameters only
+NUM_RESULTS = 8
+AGENT_MAX_MODEL_CALLS = 16  # P3's optimal run is ~9 model calls (hand-offs, 2 searches, design)
+NO_CLARIFICATION = (
+    "No one can answer questions in this run: use the indexed documents and keep every other "
+    "parameter at its default."
+)
+OFF_TARGET = {
+    "guess-defaults": "optimises with Beams2D's defaults without searching",
+    "distractor": "searches, then takes the superseded passage's value",
+}
+# Where a value is written: the parameter's name or symbol, an optional "(symbol)", then the
+# number, with at most a linking word between (search snippets may [bracket] matched words).
+NAMES = {
+    "volfrac": r"volume fraction|volfrac",
+    "forcedist": r"force position|force distribution|forcedist",
+    "rmin": r"filter radius|rmin",
+}
+SUPERSEDED = re.compile(r"\b(superseded|withdrawn|obsolete)\b", re.IGNORECASE)
+
+
+class HarnessFailure(RuntimeError):
+    """The harness, not the policy, failed (a direct policy's tool call failed, no model)."""
+
+
+@dataclass
+class PolicyRun:
+    calls: list[ToolCall]
+    status: str = "done"
+    error: str = ""
+    model_calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    read_from: list[dict[str, Any]] = field(default_factory=list)  # where each value was read
+
+
+def is_direct(model: str) -> bool:
+    return model == "reference" or model.startswith("offtarget:")
+
+
+def value_in(text: str, parameter: str) -> float | None:
+    """The number the passage states for `parameter`, or None."""
+    plain = text.replace("[", "").replace("]", "")
+    pattern = rf"\b(?:{NAMES[parameter]})\s*(?:\((?:\w+)\)\s*)?(?:of|=|:|is|was)?\s*(\d+(?:\.\d+)?)"
+    found = re.search(pattern, plain, re.IGNORECASE)
+    return float(found.group(1)) if found else None
+
+
+SUBJECT_REACH = 300  # characters after a mention of the subject in which its value is read
+
+
+def _value_after_subject(plain: str, lookup: Lookup) -> float | None:
+    """The value stated soon after a mention of the subject: a whole passage can also name
+    another subject's value (the guide's CB-7 section mentions TC-3 after CB-7's volfrac)."""
+    lowered, subject = plain.lower(), lookup.subject.lower()
+    start = lowered.find(subject)
+    while start >= 0:
+        value = value_in(plain[start : start + SUBJECT_REACH], lookup.parameter)
+        if value is not None:
+            return value
+        start = lowered.find(subject, start + 1)
+    return None
+
+
+def read_value(
+    passages: list[dict[str, Any]], lookup: Lookup, superseded: bool
+) -> dict[str, Any] | None:
+    """The first passage (best rank first) about the lookup's subject, superseded or not as
+    asked, that states a value for its parameter: {value, source, page, rank}."""
+    for passage in passages:
+        text = str(passage.get("text", ""))
+        plain = text.replace("[", "").replace("]", "")
+        if lookup.subject.lower() not in plain.lower():
+            continue
+        if bool(SUPERSEDED.search(plain)) != superseded:
+            continue
+        value = _value_after_subject(plain, lookup)
+        if value is not None:
+            keys = ("source", "page", "rank")
+            return {
+                "parameter": lookup.parameter,
+                "value": value,
+                **{k: passage.get(k) for k in keys},
+            }
+    return None
+
+
+class _Caller:
+    """Calls tools through the registry and records the calls."""
+
+    def __init__(self, app: AppContext, caller: str) -> None:
+        self.app, self.caller = app, caller
+        self.calls: list[ToolCall] = []
+
+    def offered(self, name: str) -> bool:
+        return self.app.registry.get(name) is not None
+
+    def __call__(self, name: str, **args: Any) -> dict[str, Any]:
+        outcome = self.app.registry.call(name, args, caller=self.caller)
+        self.calls.append(ToolCall(name, args, outcome.ok, outcome.result))
+        if not outcome.ok:  # a direct policy's calls are meant to succeed: a harness bug
+            detail = outcome.error.explain() if outcome.error else "failed"
+            raise HarnessFailure(f"{self.caller}: {name} failed: {detail}")
+        return outcome.result or {}
+
+
+def play_direct(model: str, task: RagPrompt, app: AppContext, seed: int) -> PolicyRun:
+    mistake = model.removeprefix("offtarget:") if model.startswith("offtarget:") else ""
+    if mistake and mistake not in OFF_TARGET:
+        known = ", ".join(f"offtarget:{name}" for name in OFF_TARGET)
+        raise HarnessFailure(f"Unknown rag-beams2d policy {model!r}; known: reference, {known}.")
+    call = _Caller(app, f"bench:{model}")
+    config = {parameter: DEFAULTS[parameter] for parameter in task.targets}
+    run = PolicyRun(call.calls)
+    if mistake != "guess-defaults" and call.offered(SEARCH_TOOL):
+        found: dict[str, list[dict[str, Any]]] = {}
+        for query in task.searches:
+            found[query] = call(SEARCH_TOOL, query=query, num_results=NUM_RESULTS)["passages"]
+        for lookup in task.lookups:
+            read = read_value(found[lookup.query], lookup, superseded=mistake == "distractor")
+            if read is not None:
+                config[lookup.parameter] = read["value"]
+                run.read_from.append(read)
+    config["max_iter"] = DIRECT_MAX_ITER
+    call(OPTIMIZE_TOOL, problem_type="beams2d", problem_config=config, seed=seed)
+    return run
+
+
+def play_agent(
+    model: str, task: RagPrompt, app: AppContext, condition: str, budget: AgentBudget | None
+) -> PolicyRun:
+    """The agent on the prompt with the condition's specialists; a model that answers badly
+    scores low, an unreachable one is a harness failure (the cell is retried on resume)."""
+    from workbench.agents import AgentRuntime, BackendError, HeadlessPolicy
+    from workbench.agents.events import AgentError, ModelCalled, ToolFinished, ToolStarted
+
+    hidden = hidden_specialists(condition)
+
+    class ConditionRuntime(AgentRuntime):
+        def specialists(self) -> list[Any]:
+            return [s for s in super().specialists() if s.name not in hidden]
+
+    limits: dict[str, Any] = {"max_model_calls": AGENT_MAX_MODEL_CALLS}
+    if budget is not None:
+        limits = {
+            "max_model_calls": budget.model_calls,
+            "max_tokens": budget.tokens,
+            "max_seconds": budget.seconds,
+        }
+    policy = HeadlessPolicy(answer_questions=NO_CLARIFICATION)
+    try:
+        runtime = ConditionRuntime(app, model, policy=policy, **limits)
+    except BackendError as error:
+        raise HarnessFailure(str(error)) from error
+    try:
+        result = runtime.send_sync(f"bench-{uuid.uuid4().hex[:12]}", task.text)
+    finally:
+        runtime.close()
+    for event in result.events:
+        if isinstance(event, AgentError) and event.kind == "model_unreachable":
+            raise HarnessFailure(event.message)
+    run = PolicyRun([], status=result.status, error=result.error)
+    started: dict[str, ToolStarted] = {}
+    for event in result.events:
+        if isinstance(event, ToolStarted) and not event.tool.startswith("transfer_to_"):
+            started[event.tool_call_id] = event
+        elif isinstance(event, ToolFinished) and event.tool_call_id in started:
+            arguments = started.pop(event.tool_call_id).arguments
+            args = arguments if isinstance(arguments, dict) else {"raw": arguments}
+            run.calls.append(ToolCall(event.tool, args, event.ok, event.result))
+        elif isinstance(event, ModelCalled):
+            run.model_calls += 1
+            run.tokens_in += event.input_tokens
+            run.tokens_out += event.output_tokens
+    return run

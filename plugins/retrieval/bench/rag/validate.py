@@ -1,0 +1,115 @@
+"""Evaluator validation of rag-beams2d: every policy must score exactly as designed.
+
+- reference, rag: 1.0 on every prompt (it searched and read every value right);
+- reference, no_rag: no search tool, so 0 parameter accuracy and 0 score;
+- reference, empty_rag: it searches, finds nothing, keeps the defaults: 0 parameter accuracy, the
+  search weight only;
+- offtarget:guess-defaults (rag): 0 (no search: the gate closes; the defaults are wrong anyway);
+- offtarget:distractor (rag): the search weight only (every value is the superseded one).
+Every cell's score must be bound to the design its optimize_design call stored. Runs through the
+bench runner, so the folder also gets results and summary. Exits non-zero when a check fails.
+
+    python -m workbench_plugins.retrieval.bench.rag.validate [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from workbench.bench.results import bench_workspace, read_cells
+from workbench.bench.runner import PlannedCell, run_bench
+from workbench.core.context import AppContext
+from workbench_plugins.retrieval.bench.rag.policies import OFF_TARGET
+from workbench_plugins.retrieval.bench.rag.prompts import prompt
+from workbench_plugins.retrieval.bench.rag.scoring import WEIGHTS
+from workbench_plugins.retrieval.bench.rag.suite import NAME, RagSuite
+
+TOLERANCE = 1e-9
+
+
+@dataclass
+class Validation:
+    folder: Path
+    failures: list[str] = field(default_factory=list)
+    checked: int = 0
+    measured: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+
+def expected(model: str, condition: str, parameters: int) -> dict[str, float]:
+    """The scores a policy is designed to get in a condition."""
+    gate = WEIGHTS[parameters][1]
+    if model == "reference":
+        if condition == "rag":
+            return {"rag_accuracy": 1.0, "param_accuracy": 1.0, "search_called": 1.0}
+        called = 1.0 if condition == "empty_rag" else 0.0
+        return {"rag_accuracy": gate * called, "param_accuracy": 0.0, "search_called": called}
+    if model == "offtarget:guess-defaults":
+        return {"rag_accuracy": 0.0, "param_accuracy": 0.0, "search_called": 0.0}
+    if model == "offtarget:distractor":
+        return {"rag_accuracy": gate, "param_accuracy": 0.0, "search_called": 1.0}
+    raise ValueError(f"No designed scores for {model!r}.")
+
+
+def plan_cells(seed: int = 0) -> list[PlannedCell]:
+    """The reference on all 12 tasks; each off-target policy on the 4 rag tasks."""
+    cells = []
+    for task in RagSuite().tasks():
+        models = ["reference"]
+        if task.condition == "rag":
+            models += [f"offtarget:{name}" for name in OFF_TARGET]
+        cells += [PlannedCell(NAME, task, model, seed) for model in models]
+    return cells
+
+
+def validate(context: AppContext, out: Path, seed: int = 0) -> Validation:
+    cells = plan_cells(seed)
+    outcome = run_bench(context, {NAME: RagSuite()}, cells, out)
+    result = Validation(out, failures=list(outcome.errors))
+    records = read_cells(out.resolve())
+    for cell in cells:
+        record = records.get(cell.key)
+        if record is None or record["status"] != "ok":
+            continue  # already a failure (harness error)
+        result.checked += 1
+        parameters = len(prompt(cell.task.style).targets)
+        scores = record["scores"]
+        for name, value in expected(cell.model, cell.task.condition, parameters).items():
+            line = f"{cell.key}: {name} = {scores[name]:.4f} (designed {value:g})"
+            result.measured.append(line)
+            if abs(scores[name] - value) > TOLERANCE:
+                result.failures.append(f"{line}: not as designed")
+        artifact = record["details"].get("artifact")
+        if not artifact or not artifact.get("bound"):
+            result.failures.append(f"{cell.key}: the score is not bound to a stored design")
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Validate the rag-beams2d evaluator.")
+    parser.add_argument("--out", type=Path, default=Path("bench-results/rag-validation"))
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    # the run records go to the results folder: validation never touches the user's workspace
+    context = AppContext.open(workspace=bench_workspace(args.out.resolve()))
+    try:
+        result = validate(context, args.out, args.seed)
+    finally:
+        context.close()
+    for line in result.measured:
+        print(line)
+    for failure in result.failures:
+        print(f"FAIL {failure}", file=sys.stderr)
+    verdict = "passed" if result.passed else "FAILED"
+    print(f"validation {verdict}: {result.checked} cells checked; results in {args.out}")
+    return 0 if result.passed else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,28 @@
+"""The retrieval plugin's settings ([plugins.retrieval])."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DenseChoice = Literal["auto", "ollama", "offline", "off"]
+
+
+class RetrievalSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
+
+    read_only: bool = Field(
+        False,
+        description="Refuse add_document and delete_document (benchmarks search a fixed index)",
+    )
+    dense: DenseChoice = Field(
+        "auto",
+        description="Dense search: auto (Ollama when it answers, else the offline model when "
+        "installed), ollama, offline, or off (keyword search only)",
+    )
+    ollama_embedding_model: str = Field(
+        "nomic-embed-text", description="Ollama embedding model for dense search"
+    )
+    chunk_words: int = Field(220, ge=20, le=2000, description="Words per indexed passage")
+    overlap_words: int = Field(40, ge=0, le=1000, description="Words shared by neighbours")

