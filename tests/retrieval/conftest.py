@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-import pytest
-
+from tests.support.plugin_app import plugin_app_fixtures
 from workbench.core.tools import ToolOutcome
 
-
-@pytest.fixture
-def app(context: Any) -> Any:
-    """The app context; registers the retrieval tools when the entry point is not installed."""
-    from workbench_plugins.retrieval.tools import tools
-
-    for tool in tools():
-        if context.registry.get(tool.name) is None:
-            context.registry.register(tool, owner="retrieval")
-    return context
-
-
-@pytest.fixture
-def workspace(app: Any) -> Path:
-    return Path(app.store.folder)
+app, workspace = plugin_app_fixtures("retrieval")
 
 
 def call(app: Any, tool: str, **arguments: Any) -> ToolOutcome:

@@ -13,12 +13,11 @@ entry. Every request's path and query are kept in `requests`.
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
+
+from tests.rigs.local_http import LocalHttpFake, QuietHandler
 
 
 @dataclass
@@ -66,21 +65,48 @@ ERROR_ENTRY = (
 )
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+class _Handler(QuietHandler):
+    fake: FakeArxiv
+
+    def do_GET(self) -> None:
+        self.fake.requests.append(self.path)
+        parts = urlsplit(self.path)
+        if parts.path == "/api/query":
+            self._query({k: v[0] for k, v in parse_qs(parts.query).items()})
+        elif parts.path.startswith("/pdf/"):
+            paper = self.fake.find(parts.path.removeprefix("/pdf/"))
+            if paper is None or paper.pdf is None:
+                self.send_bytes(404, b"<html>No such paper</html>", "text/html")
+            else:
+                self.send_bytes(200, paper.pdf, "application/pdf")
+        else:
+            self.send_bytes(404, b"not found", "text/plain")
+
+    def _query(self, parameters: dict[str, str]) -> None:
+        limit = int(parameters.get("max_results", "10"))
+        if "id_list" in parameters:
+            found = [p for p in [self.fake.find(parameters["id_list"])] if p is not None]
+        elif parameters.get("search_query", "").strip():
+            found = self.fake.matching(parameters["search_query"])
+        else:
+            self.send_bytes(200, _feed([ERROR_ENTRY], 1), "application/atom+xml")
+            return
+        entries = [_entry(paper, self.fake.base) for paper in found[:limit]]
+        self.send_bytes(200, _feed(entries, len(found)), "application/atom+xml")
 
 
-class FakeArxiv:
+class FakeArxiv(LocalHttpFake):
+    name = "the fake arXiv"
+    handler = _Handler
+
     def __init__(self, papers: list[FakePaper]) -> None:
+        super().__init__()
         self.papers = {paper.arxiv_id: paper for paper in papers}
         self.requests: list[str] = []
-        self._server: _Server | None = None
 
     @property
     def base(self) -> str:
-        if self._server is None:
-            raise RuntimeError("the fake arXiv is not running")
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return self.url
 
     @property
     def api_url(self) -> str:
@@ -89,22 +115,6 @@ class FakeArxiv:
     @property
     def pdf_url(self) -> str:
         return f"{self.base}/pdf"
-
-    def __enter__(self) -> FakeArxiv:
-        rig = self
-
-        class Handler(_Handler):
-            fake = rig
-
-        self._server = _Server(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
 
     def matching(self, search: str) -> list[FakePaper]:
         words = [w.lower() for w in re.findall(r"all:([\w\-]+)", search)]
@@ -116,43 +126,3 @@ class FakeArxiv:
 
     def find(self, arxiv_id: str) -> FakePaper | None:
         return self.papers.get(re.sub(r"v\d+$", "", arxiv_id))
-
-
-class _Handler(BaseHTTPRequestHandler):
-    fake: FakeArxiv
-
-    def log_message(self, *_: Any) -> None:  # quiet test output
-        pass
-
-    def _send(self, status: int, body: bytes, kind: str) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_GET(self) -> None:
-        self.fake.requests.append(self.path)
-        parts = urlsplit(self.path)
-        if parts.path == "/api/query":
-            self._query({k: v[0] for k, v in parse_qs(parts.query).items()})
-        elif parts.path.startswith("/pdf/"):
-            paper = self.fake.find(parts.path.removeprefix("/pdf/"))
-            if paper is None or paper.pdf is None:
-                self._send(404, b"<html>No such paper</html>", "text/html")
-            else:
-                self._send(200, paper.pdf, "application/pdf")
-        else:
-            self._send(404, b"not found", "text/plain")
-
-    def _query(self, parameters: dict[str, str]) -> None:
-        limit = int(parameters.get("max_results", "10"))
-        if "id_list" in parameters:
-            found = [p for p in [self.fake.find(parameters["id_list"])] if p is not None]
-        elif parameters.get("search_query", "").strip():
-            found = self.fake.matching(parameters["search_query"])
-        else:
-            self._send(200, _feed([ERROR_ENTRY], 1), "application/atom+xml")
-            return
-        entries = [_entry(paper, self.fake.base) for paper in found[:limit]]
-        self._send(200, _feed(entries, len(found)), "application/atom+xml")

@@ -18,81 +18,13 @@ import json
 import socket
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.rigs.local_http import LocalHttpFake, QuietHandler
 
 
 def _stamp() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S.000000000Z", time.gmtime())
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-
-class FakeOllama:
-    def __init__(self, replies: list[dict[str, Any]] | None = None, models: list[str] = ()) -> None:
-        self.replies: list[dict[str, Any]] = list(replies or [])
-        self.models = list(models) or ["qwen3:4b"]
-        self.requests: list[dict[str, Any]] = []
-        self.port = 0
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-        self._connections: set[socket.socket] = set()
-        self._lock = threading.Lock()
-
-    # -- lifecycle ------------------------------------------------------------------------------
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def running(self) -> bool:
-        return self._server is not None
-
-    def start(self) -> FakeOllama:
-        rig = self
-
-        class Handler(_Handler):
-            fake = rig
-
-        self._server = _Server(("127.0.0.1", self.port), Handler)
-        self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
-        return self
-
-    def kill(self) -> None:
-        """Stop at once: no more connections, and open ones are cut (no clean end of stream)."""
-        server, self._server = self._server, None
-        if server is None:
-            return
-        server.shutdown()
-        server.server_close()
-        with self._lock:
-            for connection in list(self._connections):
-                with contextlib.suppress(OSError):
-                    connection.shutdown(socket.SHUT_RDWR)
-                connection.close()
-            self._connections.clear()
-
-    def restart(self) -> FakeOllama:
-        """Come back on the same port (an `ollama serve` restarted)."""
-        self.kill()
-        return self.start()
-
-    def __enter__(self) -> FakeOllama:
-        return self.start()
-
-    def __exit__(self, *_: object) -> None:
-        self.kill()
-
-    def next_reply(self) -> dict[str, Any]:
-        with self._lock:
-            if not self.replies:
-                return {"content": "(the fake Ollama server has no scripted reply left)"}
-            return self.replies.pop(0)
 
 
 def chat_lines(model: str, reply: dict[str, Any]) -> list[dict[str, Any]]:
@@ -156,12 +88,9 @@ def merged(model: str, reply: dict[str, Any]) -> dict[str, Any]:
     return final
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(QuietHandler):
     fake: FakeOllama
     protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
-        pass
 
     def setup(self) -> None:
         super().setup()
@@ -175,12 +104,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.fake._connections.discard(self.connection)
 
     def _json(self, status: int, body: dict[str, Any]) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        self.send_json(status, body, "application/json; charset=utf-8")
 
     def do_GET(self) -> None:
         if self.path == "/api/version":
@@ -236,3 +160,47 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
+
+
+class FakeOllama(LocalHttpFake):
+    name = "the fake Ollama"
+    handler = _Handler
+
+    def __init__(self, replies: list[dict[str, Any]] | None = None, models: list[str] = ()) -> None:
+        super().__init__()
+        self.replies: list[dict[str, Any]] = list(replies or [])
+        self.models = list(models) or ["qwen3:4b"]
+        self.requests: list[dict[str, Any]] = []
+        self._connections: set[socket.socket] = set()
+        self._lock = threading.Lock()
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    @property
+    def url(self) -> str:  # also once killed: the port that now refuses
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        """Stop at once: no more connections, and open ones are cut (no clean end of stream)."""
+        if not self.running:
+            return
+        super().stop()
+        with self._lock:
+            for connection in list(self._connections):
+                with contextlib.suppress(OSError):
+                    connection.shutdown(socket.SHUT_RDWR)
+                connection.close()
+            self._connections.clear()
+
+    def kill(self) -> None:
+        self.stop()
+
+    def restart(self) -> FakeOllama:
+        """Come back on the same port (an `ollama serve` restarted)."""
+        self.kill()
+        return self.start()
+
+    def next_reply(self) -> dict[str, Any]:
+        with self._lock:
+            if not self.replies:
+                return {"content": "(the fake Ollama server has no scripted reply left)"}
+            return self.replies.pop(0)

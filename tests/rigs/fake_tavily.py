@@ -11,10 +11,10 @@ their keys) in `requests`.
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.rigs.local_http import LocalHttpFake, QuietHandler
 
 
 @dataclass
@@ -24,38 +24,44 @@ class FakePage:
     content: str
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+class _Handler(QuietHandler):
+    fake: FakeTavily
+
+    def _authorized(self) -> bool:
+        if self.headers.get("Authorization") == f"Bearer {self.fake.key}":
+            return True
+        self.send_json(401, {"detail": {"error": "Unauthorized: missing or invalid API key."}})
+        return False
+
+    def do_GET(self) -> None:
+        self.fake.requests.append({"path": self.path})
+        if self.path != "/usage":
+            self.send_json(404, {"detail": {"error": "Not found"}})
+        elif self._authorized():
+            self.send_json(200, {"key": {"usage": 3, "limit": 1000}, "account": {"plan": "fake"}})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = json.loads(self.rfile.read(length) or b"{}")
+        self.fake.requests.append({"path": self.path, "body": body})
+        if self.path != "/search":
+            self.send_json(404, {"detail": {"error": "Not found"}})
+        elif self._authorized():
+            results = self.fake.search(str(body.get("query", "")), int(body.get("max_results", 5)))
+            self.send_json(
+                200, {"query": body.get("query"), "results": results, "response_time": 0.1}
+            )
 
 
-class FakeTavily:
+class FakeTavily(LocalHttpFake):
+    name = "the fake Tavily"
+    handler = _Handler
+
     def __init__(self, key: str, pages: list[FakePage]) -> None:
+        super().__init__()
         self.key = key
         self.pages = pages
         self.requests: list[dict[str, Any]] = []
-        self._server: _Server | None = None
-
-    @property
-    def url(self) -> str:
-        if self._server is None:
-            raise RuntimeError("the fake Tavily is not running")
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def __enter__(self) -> FakeTavily:
-        rig = self
-
-        class Handler(_Handler):
-            fake = rig
-
-        self._server = _Server(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
 
     def search(self, query: str, limit: int) -> list[dict[str, Any]]:
         words = {word.lower() for word in query.split()}
@@ -68,41 +74,3 @@ class FakeTavily:
             {"title": p.title, "url": p.url, "content": p.content, "score": 0.9 - i / 100}
             for i, p in enumerate(hits[:limit])
         ]
-
-
-class _Handler(BaseHTTPRequestHandler):
-    fake: FakeTavily
-
-    def log_message(self, *_: Any) -> None:  # quiet test output
-        pass
-
-    def _json(self, status: int, body: object) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def _authorized(self) -> bool:
-        if self.headers.get("Authorization") == f"Bearer {self.fake.key}":
-            return True
-        self._json(401, {"detail": {"error": "Unauthorized: missing or invalid API key."}})
-        return False
-
-    def do_GET(self) -> None:
-        self.fake.requests.append({"path": self.path})
-        if self.path != "/usage":
-            self._json(404, {"detail": {"error": "Not found"}})
-        elif self._authorized():
-            self._json(200, {"key": {"usage": 3, "limit": 1000}, "account": {"plan": "fake"}})
-
-    def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        body = json.loads(self.rfile.read(length) or b"{}")
-        self.fake.requests.append({"path": self.path, "body": body})
-        if self.path != "/search":
-            self._json(404, {"detail": {"error": "Not found"}})
-        elif self._authorized():
-            results = self.fake.search(str(body.get("query", "")), int(body.get("max_results", 5)))
-            self._json(200, {"query": body.get("query"), "results": results, "response_time": 0.1})

@@ -2,29 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-import pytest
-
+from tests.support.plugin_app import plugin_app_fixtures
 from workbench.core.tools import ToolOutcome
 from workbench_plugins.shell.config import ShellSettings
 
-
-@pytest.fixture
-def app(context: Any) -> Any:
-    """The app context; registers the shell tools when the entry point is not installed yet."""
-    from workbench_plugins.shell.tools import tools
-
-    for tool in tools():
-        if context.registry.get(tool.name) is None:
-            context.registry.register(tool, owner="shell")
-    return context
-
-
-@pytest.fixture
-def workspace(app: Any) -> Path:
-    return Path(app.store.folder)
+app, workspace = plugin_app_fixtures("shell")
 
 
 def configure(app: Any, **changes: Any) -> None:

@@ -4,28 +4,9 @@ and the OpenAI-compatible model list real Ollama also serves (/v1/models), for t
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
-from tests.rigs.fake_ollama import FakeOllama, _Handler, _Server
-
-
-class SizedOllama(FakeOllama):
-    def __init__(self, sizes: dict[str, int]) -> None:
-        super().__init__(models=list(sizes))
-        self.sizes = dict(sizes)
-
-    def start(self) -> SizedOllama:
-        rig = self
-
-        class Handler(_SizedHandler):
-            fake = rig
-
-        self._server = _Server(("127.0.0.1", self.port), Handler)
-        self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
-        return self
+from tests.rigs.fake_ollama import FakeOllama, _Handler
 
 
 class _SizedHandler(_Handler):
@@ -43,3 +24,11 @@ class _SizedHandler(_Handler):
             self._json(200, {"object": "list", "data": data})
         else:
             super().do_GET()
+
+
+class SizedOllama(FakeOllama):
+    handler = _SizedHandler
+
+    def __init__(self, sizes: dict[str, int]) -> None:
+        super().__init__(models=list(sizes))
+        self.sizes = dict(sizes)

@@ -12,25 +12,21 @@
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.bench import AgentBudget
+from workbench.bench import tool_calls as recording
+from workbench.bench.tool_calls import HarnessFailure, ToolCall
 from workbench.core.context import AppContext
 from workbench_plugins.hpc.bench.prompts import HpcTaskSpec
-from workbench_plugins.hpc.bench.scoring import ToolCall
 
 WRONG_SEED_OFFSET = 1  # "wrong-seed" trains (and evaluates) seed + 1
 # model calls an agent gets per cell: the optimal run takes ~6 (hand-off, 4 calls, report);
 # monitoring may need a second call when its checks run out
 AGENT_MAX_MODEL_CALLS = 24
 CONFIRMED_TOOLS = ("submit_slurm_job", "cancel_slurm_job")
-
-
-class HarnessFailure(RuntimeError):
-    """The harness, not the policy, failed (no cluster, a tool crashed)."""
 
 
 @dataclass
@@ -94,29 +90,6 @@ REFERENCE_EXPECTED = {
 }
 
 
-def is_direct(model: str) -> bool:
-    return model == "reference" or model.startswith("offtarget:")
-
-
-class _RecordingToolCaller:
-    """Calls tools through the registry (confirmed, as `--yes`) and records each call."""
-
-    def __init__(self, app: AppContext, caller: str) -> None:
-        self.app, self.caller = app, caller
-        self.calls: list[ToolCall] = []
-        self.texts: list[str] = []
-
-    def __call__(self, name: str, **args: Any) -> dict[str, Any]:
-        outcome = self.app.registry.call(name, args, caller=self.caller, confirmed=True)
-        self.calls.append(ToolCall(name, args, outcome.ok, outcome.result))
-        if not outcome.ok:  # a direct policy's calls are meant to succeed
-            detail = outcome.error.explain() if outcome.error else "failed"
-            raise HarnessFailure(f"{self.caller}: {name} failed: {detail}")
-        result = outcome.result or {}
-        self.texts.append(json.dumps(result, default=str))
-        return result
-
-
 def report_text(result: Mapping[str, Any]) -> str:
     """The reference's final message: each metric as `NAME: value`, from the result itself."""
     names = {"iog": "IOG", "cog": "COG", "fog": "FOG", "mmd": "MMD", "dpp": "DPP", "viol": "viol"}
@@ -132,7 +105,7 @@ def play_direct(model: str, task: HpcTaskSpec, app: AppContext) -> PolicyRun:
             f"Unknown off-target policy {model!r}; known: "
             + ", ".join(f"offtarget:{name}" for name in OFF_TARGET)
         )
-    call = _RecordingToolCaller(app, f"bench:{model}")
+    call = recording.RecordingToolCaller(app, f"bench:{model}", confirmed=True)  # as `--yes`
     seed = task.seed + WRONG_SEED_OFFSET if mistake == "wrong-seed" else task.seed
     generated = call(
         "generate_training_command",
@@ -170,16 +143,6 @@ def play_direct(model: str, task: HpcTaskSpec, app: AppContext) -> PolicyRun:
     return PolicyRun(call.calls, [*call.texts, answer], answer=answer)
 
 
-def agent_limits(budget: AgentBudget | None) -> dict[str, Any]:
-    if budget is None:
-        return {"max_model_calls": AGENT_MAX_MODEL_CALLS}
-    return {
-        "max_model_calls": budget.model_calls,
-        "max_tokens": budget.tokens,
-        "max_seconds": budget.seconds,
-    }
-
-
 def play_agent(
     model: str, task: HpcTaskSpec, app: AppContext, budget: AgentBudget | None = None
 ) -> PolicyRun:
@@ -196,26 +159,23 @@ def play_agent(
     )
 
     person = HeadlessPolicy(approve=CONFIRMED_TOOLS)
-    try:
-        runtime = AgentRuntime(app, model, policy=person, **agent_limits(budget))
-    except BackendError as error:
-        raise HarnessFailure(str(error)) from error
-    try:
-        result = runtime.send_sync(f"bench-{uuid.uuid4().hex[:12]}", task.prompt)
-    finally:
-        runtime.close()
+    limits = recording.agent_limits(budget, AGENT_MAX_MODEL_CALLS)
+    result = recording.run_agent_cell(
+        lambda: AgentRuntime(app, model, policy=person, **limits), task.prompt, BackendError
+    )
     run = PolicyRun([], [], status=result.status, error=result.error, answer=result.answer)
-    started: dict[str, ToolStarted] = {}
+    pairing = recording.ToolCallPairing()
     streamed: list[str] = []
     for event in result.events:
         if isinstance(event, AgentError) and event.kind == "model_unreachable":
             raise HarnessFailure(event.message)
-        if isinstance(event, ToolStarted) and not event.tool.startswith("transfer_to_"):
-            started[event.tool_call_id] = event
-        elif isinstance(event, ToolFinished) and event.tool_call_id in started:
-            arguments = started.pop(event.tool_call_id).arguments
-            args = arguments if isinstance(arguments, dict) else {"raw": arguments}
-            run.calls.append(ToolCall(event.tool, args, event.ok, event.result))
+        if isinstance(event, ToolStarted):
+            pairing.started(event.tool_call_id, event.tool, event.arguments)
+        elif isinstance(event, ToolFinished):
+            call = pairing.finished(event.tool_call_id, event.tool, event.ok, event.result)
+            if call is None:
+                continue
+            run.calls.append(call)
             run.texts.append(json.dumps(event.result, default=str) if event.ok else event.error)
         elif isinstance(event, Token):
             streamed.append(event.text)
@@ -233,5 +193,7 @@ def play(
     model: str, task: HpcTaskSpec, app: AppContext, budget: AgentBudget | None = None
 ) -> PolicyRun:
     return (
-        play_direct(model, task, app) if is_direct(model) else play_agent(model, task, app, budget)
+        play_direct(model, task, app)
+        if recording.is_direct(model)
+        else play_agent(model, task, app, budget)
     )

@@ -18,9 +18,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
+from workbench.bench.tool_calls import ToolCall
 from workbench_plugins.hpc.bench.prompts import HpcTaskSpec
 
 STEP_TOOLS = (
@@ -55,16 +55,6 @@ METRIC_PATTERNS = {
 }
 # the keys of evaluate_model's result each metric is compared with
 RESULT_KEYS = {"IOG": "iog", "COG": "cog", "FOG": "fog", "MMD": "mmd", "DPP": "dpp", "viol": "viol"}
-
-
-@dataclass
-class ToolCall:
-    """One tool call as the scorer sees it (from the registry or from the agent's events)."""
-
-    name: str
-    args: dict[str, Any] = field(default_factory=dict)
-    ok: bool = True
-    result: dict[str, Any] | None = None
 
 
 # -- steps ------------------------------------------------------------------------------------

@@ -9,13 +9,18 @@ bench runner, so the folder also gets results.jsonl and summary.json. Exits non-
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.bench.results import bench_workspace, read_cells
+from workbench.bench.results import read_cells
 from workbench.bench.runner import PlannedCell, run_bench
+from workbench.bench.validation import (
+    Validation,
+    compare_designed,
+    finished_cells,
+    in_bench_workspace,
+    print_verdict,
+)
 from workbench.core.context import AppContext
 from workbench_plugins.hpc.bench.policies import OFF_TARGET, REFERENCE_EXPECTED
 from workbench_plugins.hpc.bench.suite import HpcSuite
@@ -25,19 +30,6 @@ CI_INTERVAL = 1  # seconds between checks while monitoring
 CI_SAMPLES = 8  # what the short training stored: none generated again at evaluation
 REFERENCE_STYLES = ("hpc-train-cgan", "hpc-train-diff")  # both algorithms train and evaluate
 OFF_TARGET_STYLE = "hpc-train-cgan"
-TOLERANCE = 1e-9
-
-
-@dataclass
-class Validation:
-    folder: Path
-    failures: list[str] = field(default_factory=list)
-    checked: int = 0
-    measured: list[str] = field(default_factory=list)
-
-    @property
-    def passed(self) -> bool:
-        return not self.failures
 
 
 def plan_cells(suite: HpcSuite) -> list[PlannedCell]:
@@ -64,17 +56,10 @@ def validate(context: AppContext, out: Path, suite: HpcSuite) -> Validation:
     outcome = run_bench(context, {suite.name: suite}, cells, out)
     result = Validation(out, failures=list(outcome.errors))
     records = read_cells(out.resolve())
-    for cell in cells:
-        record = records.get(cell.key)
-        if record is None or record["status"] != "ok":
-            continue  # already a failure (harness error)
-        result.checked += 1
-        for name, wanted in expected_scores(cell.model).items():
-            got = float(record["scores"][name])
-            line = f"{cell.key}: {name} = {got:.4f} (designed {wanted:g})"
-            result.measured.append(line)
-            if abs(got - wanted) > TOLERANCE:
-                result.failures.append(f"{line}: {cell.model} did not score as designed")
+    for cell, record in finished_cells(result, cells, records):
+        designed = expected_scores(cell.model)
+        why = f"{cell.model} did not score as designed"
+        compare_designed(result, cell.key, record["scores"], designed, why)
         if cell.model == "reference" and not record["details"]["evaluated_outputs"].get("matches"):
             result.failures.append(f"{cell.key}: the evaluated outputs' sha256 does not match")
     return result
@@ -86,21 +71,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="", help="default: the first host in the settings")
     parser.add_argument("--epochs", type=int, default=CI_EPOCHS)
     args = parser.parse_args(argv)
-    context = AppContext.open(workspace=bench_workspace(args.out.resolve()))
-    try:
+
+    def run(context: AppContext) -> Validation:
         suite = HpcSuite(
             epochs=args.epochs, host=args.host, check_interval=CI_INTERVAL, n_samples=CI_SAMPLES
         )
-        result = validate(context, args.out, suite)
-    finally:
-        context.close()
-    for line in result.measured:
-        print(line)
-    for failure in result.failures:
-        print(f"FAIL {failure}", file=sys.stderr)
-    verdict = "passed" if result.passed else "FAILED"
-    print(f"validation {verdict}: {result.checked} cells checked in {args.out}")
-    return 0 if result.passed else 1
+        return validate(context, args.out, suite)
+
+    result = in_bench_workspace(args.out, run)
+    return print_verdict(result, f" in {args.out}")
 
 
 if __name__ == "__main__":

@@ -15,9 +15,8 @@ import torch
 from torch import nn
 
 from workbench_plugins.hpc.training.common import (
-    EpochReport,
+    TrainingRun,
     as_tensor,
-    batches,
     condition_planes,
 )
 
@@ -72,58 +71,41 @@ class Discriminator(nn.Module):
         return self.features(torch.cat([designs[:, None], planes], dim=1)).squeeze(1)  # type: ignore[no-any-return]
 
 
-def fit(
-    designs: npt.NDArray[np.float64],
-    conditions: npt.NDArray[np.float32],
-    epochs: int,
-    batch_size: int,
-    generator_rng: torch.Generator,
-    on_epoch: EpochReport,
-) -> tuple[Generator, dict[str, Any]]:
-    """Trains on (n, height, width) designs in [0, 1] and (n, c) normalized conditions; returns
-    the generator (in eval mode) and the hyperparameters needed to rebuild it."""
-    height, width = designs.shape[1], designs.shape[2]
-    hyper = {"height": height, "width": width, "n_conditions": conditions.shape[1]}
-    real_all, cond_all = as_tensor(designs), as_tensor(conditions)
+def sample(
+    gen: Generator, conditions: npt.NDArray[np.float32], generator_rng: torch.Generator
+) -> npt.NDArray[np.float64]:
+    """(n, height, width) designs in [0, 1], one per normalized condition row (the caller puts the
+    generator in eval mode and turns gradients off)."""
+    noise = torch.randn(len(conditions), LATENT, generator=generator_rng)
+    designs = gen(noise, as_tensor(conditions))
+    return np.clip(designs.numpy().astype(np.float64), 0.0, 1.0)
+
+
+def fit(run: TrainingRun) -> tuple[Generator, dict[str, Any]]:
+    """Trains with the non-saturating BCE loss; returns the generator (in eval mode) and the
+    hyperparameters needed to rebuild it."""
+    hyper = run.network_shape()
+    real_all, cond_all = as_tensor(run.designs), as_tensor(run.conditions)
     gen, disc = Generator(**hyper), Discriminator(**hyper)
     gen_opt = torch.optim.Adam(gen.parameters(), lr=LEARNING_RATE, betas=BETAS)
     disc_opt = torch.optim.Adam(disc.parameters(), lr=LEARNING_RATE, betas=BETAS)
     bce = nn.BCEWithLogitsLoss()
-    for epoch in range(1, epochs + 1):
-        gen_losses, disc_losses = [], []
-        for index in batches(len(real_all), batch_size, generator_rng):
-            real, cond = real_all[index], cond_all[index]
-            noise = torch.randn(len(index), gen.latent, generator=generator_rng)
-            fake = gen(noise, cond)
-            ones, zeros = torch.ones(len(index)), torch.zeros(len(index))
-            disc_opt.zero_grad()
-            disc_loss = bce(disc(real, cond), ones) + bce(disc(fake.detach(), cond), zeros)
-            disc_loss.backward()
-            disc_opt.step()
-            gen_opt.zero_grad()
-            gen_loss = bce(disc(fake, cond), ones)
-            gen_loss.backward()
-            gen_opt.step()
-            gen_losses.append(gen_loss.item())
-            disc_losses.append(disc_loss.item())
-        on_epoch(
-            epoch,
-            {"generator": float(np.mean(gen_losses)), "discriminator": float(np.mean(disc_losses))},
-        )
+
+    def step(index: torch.Tensor) -> dict[str, float]:
+        real, cond = real_all[index], cond_all[index]
+        noise = torch.randn(len(index), gen.latent, generator=run.generator_rng)
+        fake = gen(noise, cond)
+        ones, zeros = torch.ones(len(index)), torch.zeros(len(index))
+        disc_opt.zero_grad()
+        disc_loss = bce(disc(real, cond), ones) + bce(disc(fake.detach(), cond), zeros)
+        disc_loss.backward()
+        disc_opt.step()
+        gen_opt.zero_grad()
+        gen_loss = bce(disc(fake, cond), ones)
+        gen_loss.backward()
+        gen_opt.step()
+        return {"generator": gen_loss.item(), "discriminator": disc_loss.item()}
+
+    run.train_epochs(step)
     gen.eval()
     return gen, hyper
-
-
-def build(hyper: dict[str, Any]) -> Generator:
-    return Generator(**hyper)
-
-
-@torch.no_grad()
-def sample(
-    gen: Generator, conditions: npt.NDArray[np.float32], generator_rng: torch.Generator
-) -> npt.NDArray[np.float64]:
-    """(n, height, width) designs in [0, 1], one per normalized condition row."""
-    gen.eval()
-    noise = torch.randn(len(conditions), LATENT, generator=generator_rng)
-    designs = gen(noise, as_tensor(conditions))
-    return np.clip(designs.numpy().astype(np.float64), 0.0, 1.0)

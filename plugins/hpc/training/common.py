@@ -1,16 +1,20 @@
-"""What both models share: seeding, CPU threads, mini-batches, and the losses of an epoch."""
+"""What both models share: seeding, CPU threads, the training run and its epoch loop over shuffled
+mini-batches, and the losses of an epoch."""
 
 from __future__ import annotations
 
 import os
 import random
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import torch
 
 EpochReport = Callable[[int, dict[str, float]], None]  # epoch (from 1), mean losses
+BatchStep = Callable[[torch.Tensor], dict[str, float]]  # one optimizer step on an index batch
 
 
 def seed_everything(seed: int) -> torch.Generator:
@@ -50,3 +54,31 @@ def batches(count: int, batch_size: int, generator: torch.Generator) -> Iterator
 def condition_planes(conditions: torch.Tensor, height: int, width: int) -> torch.Tensor:
     """(n, c) conditions as c constant image channels (n, c, height, width)."""
     return conditions[:, :, None, None].expand(-1, -1, height, width)
+
+
+@dataclass(frozen=True)
+class TrainingRun:
+    """What a model's `fit` trains on: (n, height, width) designs in [0, 1], (n, c) normalized
+    conditions, how long and in what batches, the run's random draws and where epochs report."""
+
+    designs: npt.NDArray[np.float64]
+    conditions: npt.NDArray[np.float32]
+    epochs: int
+    batch_size: int
+    generator_rng: torch.Generator
+    on_epoch: EpochReport
+
+    def network_shape(self) -> dict[str, Any]:
+        """The hyperparameters both networks are built from (and rebuilt from when loaded)."""
+        height, width = self.designs.shape[1], self.designs.shape[2]
+        return {"height": height, "width": width, "n_conditions": self.conditions.shape[1]}
+
+    def train_epochs(self, step: BatchStep) -> None:
+        """Runs `step` on every shuffled batch of every epoch and reports each epoch's mean losses
+        (in the order `step` names them)."""
+        for epoch in range(1, self.epochs + 1):
+            losses: dict[str, list[float]] = {}
+            for index in batches(len(self.designs), self.batch_size, self.generator_rng):
+                for name, value in step(index).items():
+                    losses.setdefault(name, []).append(value)
+            self.on_epoch(epoch, {name: float(np.mean(values)) for name, values in losses.items()})

@@ -17,9 +17,8 @@ import torch
 from torch import nn
 
 from workbench_plugins.hpc.training.common import (
-    EpochReport,
+    TrainingRun,
     as_tensor,
-    batches,
     condition_planes,
 )
 
@@ -77,50 +76,37 @@ class Denoiser(nn.Module):
         return self.decode(torch.cat([upsampled, skip], dim=1)).squeeze(1)  # type: ignore[no-any-return]
 
 
-def fit(
-    designs: npt.NDArray[np.float64],
-    conditions: npt.NDArray[np.float32],
-    epochs: int,
-    batch_size: int,
-    generator_rng: torch.Generator,
-    on_epoch: EpochReport,
-) -> tuple[Denoiser, dict[str, Any]]:
-    """Trains the denoiser on (n, height, width) designs in [0, 1] and (n, c) normalized
-    conditions with the simple noise-prediction loss."""
-    height, width = designs.shape[1], designs.shape[2]
-    hyper = {"height": height, "width": width, "n_conditions": conditions.shape[1]}
-    clean_all, cond_all = as_tensor(designs) * 2 - 1, as_tensor(conditions)
+def fit(run: TrainingRun) -> tuple[Denoiser, dict[str, Any]]:
+    """Trains the denoiser with the simple noise-prediction loss; returns it (in eval mode) and
+    the hyperparameters needed to rebuild it."""
+    hyper = run.network_shape()
+    clean_all, cond_all = as_tensor(run.designs) * 2 - 1, as_tensor(run.conditions)
     alpha_bar = torch.cumprod(1 - cosine_betas(), dim=0)
     model = Denoiser(**hyper)
     optimizer = torch.optim.Adam(model.parameters(), lr=LEARNING_RATE)
-    for epoch in range(1, epochs + 1):
-        losses = []
-        for index in batches(len(clean_all), batch_size, generator_rng):
-            clean, cond = clean_all[index], cond_all[index]
-            steps = torch.randint(0, STEPS, (len(index),), generator=generator_rng)
-            noise = torch.randn(clean.shape, generator=generator_rng)
-            scale = alpha_bar[steps][:, None, None]
-            noisy = scale.sqrt() * clean + (1 - scale).sqrt() * noise
-            optimizer.zero_grad()
-            loss = nn.functional.mse_loss(model(noisy, steps, cond), noise)
-            loss.backward()
-            optimizer.step()
-            losses.append(loss.item())
-        on_epoch(epoch, {"denoising": float(np.mean(losses))})
+
+    def step(index: torch.Tensor) -> dict[str, float]:
+        clean, cond = clean_all[index], cond_all[index]
+        steps = torch.randint(0, STEPS, (len(index),), generator=run.generator_rng)
+        noise = torch.randn(clean.shape, generator=run.generator_rng)
+        scale = alpha_bar[steps][:, None, None]
+        noisy = scale.sqrt() * clean + (1 - scale).sqrt() * noise
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(noisy, steps, cond), noise)
+        loss.backward()
+        optimizer.step()
+        return {"denoising": loss.item()}
+
+    run.train_epochs(step)
     model.eval()
     return model, hyper
 
 
-def build(hyper: dict[str, Any]) -> Denoiser:
-    return Denoiser(**hyper)
-
-
-@torch.no_grad()
 def sample(
     model: Denoiser, conditions: npt.NDArray[np.float32], generator_rng: torch.Generator
 ) -> npt.NDArray[np.float64]:
-    """(n, height, width) designs in [0, 1] by DDPM's ancestral sampler, one per condition row."""
-    model.eval()
+    """(n, height, width) designs in [0, 1] by DDPM's ancestral sampler, one per condition row
+    (the caller puts the denoiser in eval mode and turns gradients off)."""
     cond = as_tensor(conditions)
     shape = model.design_shape
     betas = cosine_betas()

@@ -12,7 +12,7 @@ import torch
 from torch import nn
 
 from workbench_plugins.hpc.training import cgan, diffusion
-from workbench_plugins.hpc.training.common import EpochReport
+from workbench_plugins.hpc.training.common import EpochReport, TrainingRun
 from workbench_plugins.hpc.training.recipes import ALGORITHMS
 
 MODEL_FILE = "model.pt"
@@ -40,8 +40,11 @@ def fit(
     generator_rng: torch.Generator,
     on_epoch: EpochReport,
 ) -> TrainedModel:
+    """Trains `algorithm` on (n, height, width) designs in [0, 1] and (n, c) normalized
+    conditions."""
+    run = TrainingRun(designs, conditions, epochs, batch_size, generator_rng, on_epoch)
     trainer = cgan.fit if _check(algorithm) == "cgan_cnn_2d" else diffusion.fit
-    network, hyper = trainer(designs, conditions, epochs, batch_size, generator_rng, on_epoch)
+    network, hyper = trainer(run)
     return TrainedModel(algorithm, network, hyper)
 
 
@@ -49,11 +52,19 @@ def generate(
     model: TrainedModel, conditions: npt.NDArray[np.float32], generator_rng: torch.Generator
 ) -> npt.NDArray[np.float64]:
     """(n, height, width) designs in [0, 1] for (n, c) normalized conditions."""
-    if isinstance(model.network, cgan.Generator):
-        return cgan.sample(model.network, conditions, generator_rng)
-    if isinstance(model.network, diffusion.Denoiser):
-        return diffusion.sample(model.network, conditions, generator_rng)
-    raise TypeError(f"no sampler for {type(model.network).__name__}")
+    model.network.eval()
+    with torch.no_grad():
+        return _sample(model.network, conditions, generator_rng)
+
+
+def _sample(
+    network: nn.Module, conditions: npt.NDArray[np.float32], generator_rng: torch.Generator
+) -> npt.NDArray[np.float64]:
+    if isinstance(network, cgan.Generator):
+        return cgan.sample(network, conditions, generator_rng)
+    if isinstance(network, diffusion.Denoiser):
+        return diffusion.sample(network, conditions, generator_rng)
+    raise TypeError(f"no sampler for {type(network).__name__}")
 
 
 def save(model: TrainedModel, path: Path) -> None:
@@ -70,7 +81,9 @@ def load(path: Path) -> TrainedModel:
     stored = torch.load(path, map_location="cpu", weights_only=True)
     algorithm = _check(str(stored["algorithm"]))
     hyper = dict(stored["hyper"])
-    network: nn.Module = cgan.build(hyper) if algorithm == "cgan_cnn_2d" else diffusion.build(hyper)
+    network: nn.Module = (
+        cgan.Generator(**hyper) if algorithm == "cgan_cnn_2d" else diffusion.Denoiser(**hyper)
+    )
     network.load_state_dict(stored["state"])
     network.eval()
     return TrainedModel(algorithm, network, hyper)

@@ -12,7 +12,6 @@ GUI and the agent do.
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,19 +19,15 @@ from typing import Any
 
 import numpy as np
 
-from workbench.bench import AgentBudget
+from workbench.bench import AgentBudget, tool_calls
+from workbench.bench.tool_calls import HarnessFailure, ToolCall, is_direct
 from workbench.core.context import AppContext
 from workbench_plugins.topopt import engine
 from workbench_plugins.topopt.workflow.draws import Export
-from workbench_plugins.topopt.workflow.scoring import ToolCall
 from workbench_plugins.topopt.workflow.tasks import PROBLEMS, TaskSpec, engineer_answer
 
 VOLFRAC_ERROR = 0.1  # "wrong-volfrac": far outside the 0.01 tolerance of the constraint
 EARLY_STOP = {"beams2d": 5, "photonics2d": 2}  # iterations / Adam steps of "early-stop"
-
-
-class HarnessFailure(RuntimeError):
-    """The harness, not the policy, failed (model server unreachable, tool crashed)."""
 
 
 @dataclass
@@ -124,28 +119,6 @@ GUESSED = {"volfrac": 0.4, "forcedist": 0.5, "rmin": 2.0}  # what "no-clarificat
 AGENT_MAX_MODEL_CALLS = 20
 
 
-def is_direct(model: str) -> bool:
-    return model == "reference" or model.startswith("offtarget:")
-
-
-class _RecordingToolCaller:
-    """Calls tools through the registry and records the calls; a tool crash is a harness error."""
-
-    def __init__(self, app: AppContext, caller: str) -> None:
-        self.app, self.caller = app, caller
-        self.calls: list[ToolCall] = []
-
-    def __call__(self, name: str, **args: Any) -> dict[str, Any]:
-        outcome = self.app.registry.call(name, args, caller=self.caller)
-        if outcome.error is not None and outcome.error.kind == "internal":
-            raise HarnessFailure(outcome.error.explain())
-        self.calls.append(ToolCall(name, args, outcome.ok, outcome.result))
-        if not outcome.ok:  # a direct policy's calls are meant to succeed: that is a harness bug
-            detail = outcome.error.explain() if outcome.error else "failed"
-            raise HarnessFailure(f"{self.caller}: {name} failed: {detail}")
-        return outcome.result or {}
-
-
 def _stl_args(export: Export) -> dict[str, Any]:
     return {
         "threshold": export.threshold,
@@ -164,7 +137,7 @@ def play_direct(model: str, task: TaskSpec, app: AppContext, folder: Path) -> Po
         )
     if mistake and not OFF_TARGET[mistake].targets(task.problem, task.style):
         mistake = ""  # not a targeted cell: play the reference
-    call = _RecordingToolCaller(app, f"bench:{model}")
+    call = tool_calls.RecordingToolCaller(app, f"bench:{model}")
     problem, seed = task.problem, task.seed
     if task.style == "NATURAL" and mistake != "no-clarification":
         call(
@@ -265,17 +238,6 @@ def agent_prompt(task: TaskSpec) -> str:
     return f"{task.prompt}\n\nIMPORTANT: Use seed={task.seed} when calling tools."
 
 
-def agent_limits(budget: AgentBudget | None) -> dict[str, Any]:
-    """The runner's budget for this cell (the smoke selection's short one), else the suite's."""
-    if budget is None:
-        return {"max_model_calls": AGENT_MAX_MODEL_CALLS}
-    return {
-        "max_model_calls": budget.model_calls,
-        "max_tokens": budget.tokens,
-        "max_seconds": budget.seconds,
-    }
-
-
 def play_agent(
     model: str,
     task: TaskSpec,
@@ -290,24 +252,20 @@ def play_agent(
 
     # the simulated engineer answers as the scoring expects (NATURAL: the hidden true numbers)
     engineer = HeadlessPolicy(answer_questions=engineer_answer(task))
-    try:
-        runtime = (
-            make_runtime(app, model)
-            if make_runtime
-            else AgentRuntime(app, model, policy=engineer, **agent_limits(budget))
-        )
-    except BackendError as error:
-        raise HarnessFailure(str(error)) from error
-    try:
-        result = runtime.send_sync(f"bench-{uuid.uuid4().hex[:12]}", agent_prompt(task))
-    finally:
-        runtime.close()
+    limits = tool_calls.agent_limits(budget, AGENT_MAX_MODEL_CALLS)
+
+    def open_runtime() -> Any:
+        if make_runtime:
+            return make_runtime(app, model)
+        return AgentRuntime(app, model, policy=engineer, **limits)
+
+    result = tool_calls.run_agent_cell(open_runtime, agent_prompt(task), BackendError)
     unreachable = [
         e for e in result.events if isinstance(e, AgentError) and e.kind == "model_unreachable"
     ]
     if unreachable:
         raise HarnessFailure(unreachable[0].message)
-    started: dict[str, ToolStarted] = {}
+    pairing = tool_calls.ToolCallPairing()
     calls: list[ToolCall] = []
     run = PolicyRun(calls, status=result.status, error=result.error, answer=result.answer)
     run.extra["human_answers"] = [
@@ -316,12 +274,11 @@ def play_agent(
         if d["kind"] == "clarification"
     ]
     for event in result.events:
-        if isinstance(event, ToolStarted) and not event.tool.startswith("transfer_to_"):
-            started[event.tool_call_id] = event
-        elif isinstance(event, ToolFinished) and event.tool_call_id in started:
-            arguments = started.pop(event.tool_call_id).arguments
-            args = arguments if isinstance(arguments, dict) else {"raw": arguments}
-            calls.append(ToolCall(event.tool, args, event.ok, event.result))
+        if isinstance(event, ToolStarted):
+            pairing.started(event.tool_call_id, event.tool, event.arguments)
+        elif isinstance(event, ToolFinished):
+            call = pairing.finished(event.tool_call_id, event.tool, event.ok, event.result)
+            calls += [call] if call else []
         elif isinstance(event, ModelCalled):
             run.tokens_in += event.input_tokens
             run.tokens_out += event.output_tokens

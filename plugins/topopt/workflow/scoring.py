@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ import numpy.typing as npt
 from scipy import ndimage
 
 from workbench.bench import design_metrics
+from workbench.bench.tool_calls import ToolCall
 from workbench_plugins.topopt.workflow.draws import Export
 from workbench_plugins.topopt.workflow.tasks import NATURAL_ANSWERED_CALLS, TaskSpec
 
@@ -45,16 +45,6 @@ TAU = 0.01  # constraint temperature = tolerance
 OBJECTIVE_BAND = 0.2  # relative error at which the objective score reaches 0
 PARAM_TOLERANCE = 0.05
 OBJECTIVE_ALIASES = {"c": ("c", "compliance", "final_c", "final_compliance")}
-
-
-@dataclass
-class ToolCall:
-    """One tool call as the scorer sees it (from the registry or from the agent's events)."""
-
-    name: str
-    args: dict[str, Any] = field(default_factory=dict)
-    ok: bool = True
-    result: dict[str, Any] | None = None
 
 
 # -- design quality ------------------------------------------------------------------------------

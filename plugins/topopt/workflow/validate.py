@@ -11,12 +11,11 @@ summary and report. Exits non-zero when any check fails.
 from __future__ import annotations
 
 import argparse
-import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.bench.results import bench_workspace
 from workbench.bench.runner import PlannedCell, run_bench
+from workbench.bench.validation import Validation, finished_cells, in_bench_workspace, print_verdict
 from workbench.core.context import AppContext
 from workbench_plugins.topopt.workflow import report, tasks
 from workbench_plugins.topopt.workflow.policies import OFF_TARGET
@@ -37,18 +36,6 @@ CI_GRID = Grid(problems=tasks.PROBLEMS, redundant_styles=("W-RAND",))
 # The reference's design is the ground truth; its mean density misses volfrac by ~1e-6 (the
 # optimiser's bisection), which costs the constraint score ~1e-4.
 REFERENCE_TOLERANCE = 1e-3
-
-
-@dataclass
-class Validation:
-    folder: Path
-    failures: list[str] = field(default_factory=list)
-    checked: int = 0
-    measured: list[str] = field(default_factory=list)  # each off-target check: value < ceiling
-
-    @property
-    def passed(self) -> bool:
-        return not self.failures
 
 
 def plan_cells(grid: Grid) -> tuple[dict[str, WorkflowSuite], list[PlannedCell]]:
@@ -75,11 +62,7 @@ def validate(context: AppContext, out: Path, grid: Grid = CI_GRID) -> Validation
     report.write_report(out)
     result = Validation(out, failures=list(outcome.errors))
     records = {r["key"]: r for r in report.workflow_cells(out)}
-    for cell in cells:
-        record = records.get(cell.key)
-        if record is None or record["status"] != "ok":
-            continue  # already a failure (harness error)
-        result.checked += 1
+    for cell, record in finished_cells(result, cells, records):
         if cell.model == "reference":
             result.failures += reference_failures(cell.key, cell.task.problem, record["scores"])
         else:
@@ -123,19 +106,8 @@ def main(argv: list[str] | None = None) -> int:
         # the tool-use scorer does not depend on the style: one style keeps the grid short
         redundant_styles=CI_GRID.redundant_styles,
     )
-    # the run records go to the results folder: validation never touches the user's workspace
-    context = AppContext.open(workspace=bench_workspace(args.out.resolve()))
-    try:
-        result = validate(context, args.out, grid)
-    finally:
-        context.close()
-    for line in result.measured:
-        print(line)
-    for failure in result.failures:
-        print(f"FAIL {failure}", file=sys.stderr)
-    verdict = "passed" if result.passed else "FAILED"
-    print(f"validation {verdict}: {result.checked} cells checked; report {args.out}/report.html")
-    return 0 if result.passed else 1
+    result = in_bench_workspace(args.out, lambda context: validate(context, args.out, grid))
+    return print_verdict(result, f"; report {args.out}/report.html")
 
 
 if __name__ == "__main__":

@@ -15,15 +15,23 @@ Direct policies call tools through the registry by name, as the agent and the GU
 from __future__ import annotations
 
 import re
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.bench import AgentBudget
+from workbench.bench.tool_calls import (
+    HarnessFailure,
+    RecordingToolCaller,
+    ToolCall,
+    ToolCallPairing,
+    agent_limits,
+    run_agent_cell,
+)
+from workbench.bench.tool_calls import is_direct as is_direct  # the suite asks who plays a cell
 from workbench.core.context import AppContext
 from workbench_plugins.retrieval.bench.rag.conditions import hidden_specialists
 from workbench_plugins.retrieval.bench.rag.prompts import DEFAULTS, Lookup, RagPrompt
-from workbench_plugins.retrieval.bench.rag.scoring import OPTIMIZE_TOOL, SEARCH_TOOL, ToolCall
+from workbench_plugins.retrieval.bench.rag.scoring import OPTIMIZE_TOOL, SEARCH_TOOL
 
 DIRECT_MAX_ITER = 5  # the direct policies' optimiser iterations: the score reads parameters only
 NUM_RESULTS = 8
@@ -46,10 +54,6 @@ NAMES = {
 SUPERSEDED = re.compile(r"\b(superseded|withdrawn|obsolete)\b", re.IGNORECASE)
 
 
-class HarnessFailure(RuntimeError):
-    """The harness, not the policy, failed (a direct policy's tool call failed, no model)."""
-
-
 @dataclass
 class PolicyRun:
     calls: list[ToolCall]
@@ -59,10 +63,6 @@ class PolicyRun:
     tokens_in: int = 0
     tokens_out: int = 0
     read_from: list[dict[str, Any]] = field(default_factory=list)  # where each value was read
-
-
-def is_direct(model: str) -> bool:
-    return model == "reference" or model.startswith("offtarget:")
 
 
 def value_in(text: str, parameter: str) -> float | None:
@@ -112,31 +112,12 @@ def read_value(
     return None
 
 
-class _Caller:
-    """Calls tools through the registry and records the calls."""
-
-    def __init__(self, app: AppContext, caller: str) -> None:
-        self.app, self.caller = app, caller
-        self.calls: list[ToolCall] = []
-
-    def offered(self, name: str) -> bool:
-        return self.app.registry.get(name) is not None
-
-    def __call__(self, name: str, **args: Any) -> dict[str, Any]:
-        outcome = self.app.registry.call(name, args, caller=self.caller)
-        self.calls.append(ToolCall(name, args, outcome.ok, outcome.result))
-        if not outcome.ok:  # a direct policy's calls are meant to succeed: a harness bug
-            detail = outcome.error.explain() if outcome.error else "failed"
-            raise HarnessFailure(f"{self.caller}: {name} failed: {detail}")
-        return outcome.result or {}
-
-
 def play_direct(model: str, task: RagPrompt, app: AppContext, seed: int) -> PolicyRun:
     mistake = model.removeprefix("offtarget:") if model.startswith("offtarget:") else ""
     if mistake and mistake not in OFF_TARGET:
         known = ", ".join(f"offtarget:{name}" for name in OFF_TARGET)
         raise HarnessFailure(f"Unknown rag-beams2d policy {model!r}; known: reference, {known}.")
-    call = _Caller(app, f"bench:{model}")
+    call = RecordingToolCaller(app, f"bench:{model}")
     config = {parameter: DEFAULTS[parameter] for parameter in task.targets}
     run = PolicyRun(call.calls)
     if mistake != "guess-defaults" and call.offered(SEARCH_TOOL):
@@ -167,34 +148,22 @@ def play_agent(
         def specialists(self) -> list[Any]:
             return [s for s in super().specialists() if s.name not in hidden]
 
-    limits: dict[str, Any] = {"max_model_calls": AGENT_MAX_MODEL_CALLS}
-    if budget is not None:
-        limits = {
-            "max_model_calls": budget.model_calls,
-            "max_tokens": budget.tokens,
-            "max_seconds": budget.seconds,
-        }
     policy = HeadlessPolicy(answer_questions=NO_CLARIFICATION)
-    try:
-        runtime = ConditionRuntime(app, model, policy=policy, **limits)
-    except BackendError as error:
-        raise HarnessFailure(str(error)) from error
-    try:
-        result = runtime.send_sync(f"bench-{uuid.uuid4().hex[:12]}", task.text)
-    finally:
-        runtime.close()
+    limits = agent_limits(budget, AGENT_MAX_MODEL_CALLS)
+    result = run_agent_cell(
+        lambda: ConditionRuntime(app, model, policy=policy, **limits), task.text, BackendError
+    )
     for event in result.events:
         if isinstance(event, AgentError) and event.kind == "model_unreachable":
             raise HarnessFailure(event.message)
     run = PolicyRun([], status=result.status, error=result.error)
-    started: dict[str, ToolStarted] = {}
+    pairing = ToolCallPairing()
     for event in result.events:
-        if isinstance(event, ToolStarted) and not event.tool.startswith("transfer_to_"):
-            started[event.tool_call_id] = event
-        elif isinstance(event, ToolFinished) and event.tool_call_id in started:
-            arguments = started.pop(event.tool_call_id).arguments
-            args = arguments if isinstance(arguments, dict) else {"raw": arguments}
-            run.calls.append(ToolCall(event.tool, args, event.ok, event.result))
+        if isinstance(event, ToolStarted):
+            pairing.started(event.tool_call_id, event.tool, event.arguments)
+        elif isinstance(event, ToolFinished):
+            call = pairing.finished(event.tool_call_id, event.tool, event.ok, event.result)
+            run.calls += [call] if call else []
         elif isinstance(event, ModelCalled):
             run.model_calls += 1
             run.tokens_in += event.input_tokens

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from workbench.bench.tool_calls import ToolCall
 from workbench_plugins.retrieval.bench.rag.prompts import ALIASES, TOLERANCES
 
 SEARCH_TOOL = "search_documents"
@@ -23,16 +24,6 @@ OPTIMIZE_TOOL = "optimize_design"
 # per number of scored parameters: (weight of each accuracy, weight of the search indicator)
 WEIGHTS = {1: (0.6, 0.4), 2: (0.4, 0.2), 3: (0.3, 0.1)}
 EPSILON = 1e-9  # a value exactly at the tolerance counts (0.63 - 0.58 is 0.0500000004 in floats)
-
-
-@dataclass
-class ToolCall:
-    """One tool call as the scorer sees it (a direct policy's or an agent's)."""
-
-    name: str
-    args: dict[str, Any] = field(default_factory=dict)
-    ok: bool = True
-    result: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

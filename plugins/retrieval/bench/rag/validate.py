@@ -15,31 +15,22 @@ bench runner, so the folder also gets results and summary. Exits non-zero when a
 from __future__ import annotations
 
 import argparse
-import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.bench.results import bench_workspace, read_cells
+from workbench.bench.results import read_cells
 from workbench.bench.runner import PlannedCell, run_bench
+from workbench.bench.validation import (
+    Validation,
+    compare_designed,
+    finished_cells,
+    in_bench_workspace,
+    print_verdict,
+)
 from workbench.core.context import AppContext
 from workbench_plugins.retrieval.bench.rag.policies import OFF_TARGET
 from workbench_plugins.retrieval.bench.rag.prompts import prompt
 from workbench_plugins.retrieval.bench.rag.scoring import WEIGHTS
 from workbench_plugins.retrieval.bench.rag.suite import NAME, RagSuite
-
-TOLERANCE = 1e-9
-
-
-@dataclass
-class Validation:
-    folder: Path
-    failures: list[str] = field(default_factory=list)
-    checked: int = 0
-    measured: list[str] = field(default_factory=list)
-
-    @property
-    def passed(self) -> bool:
-        return not self.failures
 
 
 def expected(model: str, condition: str, parameters: int) -> dict[str, float]:
@@ -73,18 +64,10 @@ def validate(context: AppContext, out: Path, seed: int = 0) -> Validation:
     outcome = run_bench(context, {NAME: RagSuite()}, cells, out)
     result = Validation(out, failures=list(outcome.errors))
     records = read_cells(out.resolve())
-    for cell in cells:
-        record = records.get(cell.key)
-        if record is None or record["status"] != "ok":
-            continue  # already a failure (harness error)
-        result.checked += 1
+    for cell, record in finished_cells(result, cells, records):
         parameters = len(prompt(cell.task.style).targets)
-        scores = record["scores"]
-        for name, value in expected(cell.model, cell.task.condition, parameters).items():
-            line = f"{cell.key}: {name} = {scores[name]:.4f} (designed {value:g})"
-            result.measured.append(line)
-            if abs(scores[name] - value) > TOLERANCE:
-                result.failures.append(f"{line}: not as designed")
+        designed = expected(cell.model, cell.task.condition, parameters)
+        compare_designed(result, cell.key, record["scores"], designed, "not as designed")
         artifact = record["details"].get("artifact")
         if not artifact or not artifact.get("bound"):
             result.failures.append(f"{cell.key}: the score is not bound to a stored design")
@@ -96,19 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("bench-results/rag-validation"))
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    # the run records go to the results folder: validation never touches the user's workspace
-    context = AppContext.open(workspace=bench_workspace(args.out.resolve()))
-    try:
-        result = validate(context, args.out, args.seed)
-    finally:
-        context.close()
-    for line in result.measured:
-        print(line)
-    for failure in result.failures:
-        print(f"FAIL {failure}", file=sys.stderr)
-    verdict = "passed" if result.passed else "FAILED"
-    print(f"validation {verdict}: {result.checked} cells checked; results in {args.out}")
-    return 0 if result.passed else 1
+    result = in_bench_workspace(args.out, lambda context: validate(context, args.out, args.seed))
+    return print_verdict(result, f"; results in {args.out}")
 
 
 if __name__ == "__main__":
