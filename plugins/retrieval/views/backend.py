@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workbench.agents.ollama import ollama_base_url
 from workbench.core.context import AppContext
 from workbench_plugins.retrieval.config import RetrievalSettings
 from workbench_plugins.retrieval.index.adding import (
@@ -22,7 +23,6 @@ from workbench_plugins.retrieval.index.embeddings import (
     DenseStatus,
     Embedder,
     dense_status,
-    ollama_url,
 )
 from workbench_plugins.retrieval.index.loaders import DocumentError, Segment, load
 from workbench_plugins.retrieval.index.search import Hit, SearchError, search
@@ -119,7 +119,7 @@ class DocumentsBackend:
         with self._lock:
             if self._modes is None or refresh:
                 status: DenseStatus = dense_status(
-                    self.settings(), ollama_url(self.context.settings.ollama.base_url)
+                    self.settings(), ollama_base_url(self.context.settings)
                 )
                 self._modes = Modes(status.embedder, status.reason)
             return self._modes

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from workbench.agents.ollama import ollama_base_url
 from workbench.bench import BenchTask, CellContext, Suite
 from workbench.bench.results import CellRecord
 from workbench_plugins.retrieval.bench.quality import corpus
@@ -31,7 +32,7 @@ from workbench_plugins.retrieval.bench.quality.metrics import (
 from workbench_plugins.retrieval.config import RetrievalSettings
 from workbench_plugins.retrieval.index.adding import Chunking, add_folder
 from workbench_plugins.retrieval.index.database import DocumentIndex, Passage
-from workbench_plugins.retrieval.index.embeddings import Embedder, dense_status, ollama_url
+from workbench_plugins.retrieval.index.embeddings import Embedder, dense_status
 from workbench_plugins.retrieval.index.search import Mode, search
 
 K = 5
@@ -125,7 +126,7 @@ class RetrievalQualitySuite(Suite):
         embedder: Embedder | None = None
         dense_reason = ""
         if task.id in ("dense", "fused"):  # need an embedding model
-            status = dense_status(settings, ollama_url(cell.app.settings.ollama.base_url))
+            status = dense_status(settings, ollama_base_url(cell.app.settings))
             embedder, dense_reason = status.embedder, status.reason
             if embedder is None:
                 return {
