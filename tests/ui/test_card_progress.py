@@ -21,8 +21,10 @@ from tests.agents.conftest import call, calls, handoff, say
 from tests.support.artifacts import artifact_folder
 from workbench.agents import AgentRuntime, ScriptedChatModel
 from workbench.core.context import AppContext
+from workbench.core.events import EventBus, JobProgress, JobStarted
 from workbench.ui.async_loop import running_tasks
 from workbench.ui.chat.cards import ToolCard
+from workbench.ui.chat.job_links import StartedJobs
 from workbench.ui.chat.panel import ChatPanel
 
 RUN_TIMEOUT_MS = 180_000  # a spawned worker imports EngiBench first; the machine may be busy
@@ -118,3 +120,25 @@ def test_a_tool_command_card_shows_its_jobs_progress(
     assert finished.args[0].ok, finished.args[0].error
     assert card.status == "ok" and card.progress.text() == ""
     assert not card.progress.bar.isVisible()
+
+
+def test_a_card_made_after_its_calls_job_started_still_shows_the_jobs_progress(
+    qtbot: QtBot,
+) -> None:
+    """An agent's card is made when ToolStarted reaches the GUI thread; on a busy machine the
+    tool's job has published JobStarted before that. The card must still follow the job."""
+    bus = EventBus()
+    started = StartedJobs(bus)
+    bus.publish(JobStarted(job_id="job-1", title="optimize beams2d", tool_call_id="call-1"))
+    bus.publish(JobStarted(job_id="job-2", title="someone else's", tool_call_id="call-2"))
+    card = ToolCard("optimize_design", {}, bus=bus, started=started)
+    qtbot.addWidget(card)
+    card.show()
+    card.follow_jobs("call-1")
+    bus.publish(JobProgress(job_id="job-1", fraction=0.25, message="iteration 3/12"))
+    qtbot.waitUntil(lambda: "iteration 3/12" in card.progress.text())
+    assert card.progress.text().startswith("optimize beams2d")
+    bus.publish(JobProgress(job_id="job-2", fraction=0.5, message="iteration 9/12"))
+    qtbot.wait(250)  # two repaints: the other call's job never shows here
+    assert "iteration 3/12" in card.progress.text()
+    started.close()

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QLabel, QProgressBar, QSizePolicy, QVBoxLayout, QW
 
 from workbench.core.events import EventBus, JobFinished, JobProgress, JobStarted
 from workbench.ui.bridge import gui_deliver
+from workbench.ui.chat.job_links import StartedJobs
 from workbench.ui.chat.summaries import progress_text
 
 REFRESH_MS = 100  # ~10 repaints a second, whatever the jobs' pace
@@ -66,14 +67,23 @@ class CardProgress(QWidget):
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self._repaint)
 
-    def follow(self, bus: EventBus, tool_call_id: str) -> None:
-        """Show the jobs whose JobStarted names `tool_call_id`."""
+    def follow(
+        self, bus: EventBus, tool_call_id: str, started: StartedJobs | None = None
+    ) -> None:
+        """Show the jobs whose JobStarted names `tool_call_id`; `started`: those of them that
+        started before this (the card was made late)."""
         self._tool_call_id = tool_call_id
         self._unsubscribe = [
             bus.subscribe(JobStarted, self._on_started),
             bus.subscribe(JobProgress, self._on_progress),
             bus.subscribe(JobFinished, self._on_finished),
         ]
+        # after subscribing, so a job starting in between is not missed
+        for event in started.of_call(tool_call_id) if started is not None else []:
+            with self._lock:
+                self._jobs.setdefault(event.job_id, _Reported(event.title))
+                self._latest = self._latest or event.job_id
+            self._wake()
         unsubscribe = list(self._unsubscribe)  # not self: it is gone when `destroyed` fires
         self.destroyed.connect(lambda *_: [stop() for stop in unsubscribe])
 

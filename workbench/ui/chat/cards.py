@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from workbench.core.events import EventBus
 from workbench.ui.chat.card_progress import CardProgress
 from workbench.ui.chat.citations import cited_in_result, link_markdown, links_html, target_of
+from workbench.ui.chat.job_links import StartedJobs
 from workbench.ui.chat.style import COLOURS, MONO, STATUS_MARKS
 from workbench.ui.chat.summaries import compact_json
 from workbench.ui.chat.wording import card_status
@@ -170,11 +171,14 @@ class ToolCard(ChatItem):
         view_title: str = "",
         cite: bool = False,
         bus: EventBus | None = None,
+        started: StartedJobs | None = None,
     ) -> None:
-        """`bus`: where the jobs of the call report (`follow_jobs` shows their progress)."""
+        """`bus`: where the jobs of the call report (`follow_jobs` shows their progress);
+        `started`: the jobs calls started before their cards were made."""
         super().__init__()
         self.setObjectName("tool-card")
         self.bus = bus
+        self.started_jobs = started
         self.tool = tool
         self.cite_places = cite
         self.agent = agent
@@ -267,7 +271,7 @@ class ToolCard(ChatItem):
         """While running, show the progress of the jobs whose JobStarted names the call."""
         bus = bus or self.bus
         if bus is not None and self.status == "running":
-            self.progress.follow(bus, tool_call_id)
+            self.progress.follow(bus, tool_call_id, self.started_jobs)
 
     def cite(self, result: Any) -> None:
         """Links to the places `result` cites ("[1] docs/x.pdf, page 7" of a search)."""

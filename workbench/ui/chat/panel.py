@@ -41,6 +41,7 @@ from workbench.ui.chat.controller import ChatController
 from workbench.ui.chat.conversation_bar import ConversationBar
 from workbench.ui.chat.dialogs import agent_tool_dialog, tool_command_dialog
 from workbench.ui.chat.input_line import HistoryLineEdit
+from workbench.ui.chat.job_links import StartedJobs
 from workbench.ui.chat.model_picker import ModelPicker
 from workbench.ui.chat.style import COLOURS
 from workbench.ui.chat.surface import Tone
@@ -79,6 +80,8 @@ class ChatPanel(QWidget):
         self._build_widgets()
         self._lay_out()
         subscribe_in_gui(context.bus, ToolCalled, self.controller.tools.noticed, self)
+        self.started_jobs = StartedJobs(context.bus)  # before any run: see job_links
+        self.destroyed.connect(self.started_jobs.close)
         # the keeper, not the panel: it must outlive the panel to close the runtime
         self.destroyed.connect(self.controller.models.keeper.shutdown)
         self.controller.start()
@@ -216,6 +219,7 @@ class ChatPanel(QWidget):
             view_title=view.title if view else "",
             cite=self._citations_view() is not None,
             bus=self.context.bus,
+            started=self.started_jobs,
         )
         card.open_view_requested.connect(self._open_view)
         card.citation_opened.connect(self.open_citation)
