@@ -67,9 +67,7 @@ class CardProgress(QWidget):
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self._repaint)
 
-    def follow(
-        self, bus: EventBus, tool_call_id: str, started: StartedJobs | None = None
-    ) -> None:
+    def follow(self, bus: EventBus, tool_call_id: str, started: StartedJobs | None = None) -> None:
         """Show the jobs whose JobStarted names `tool_call_id`; `started`: those of them that
         started before this (the card was made late)."""
         self._tool_call_id = tool_call_id
