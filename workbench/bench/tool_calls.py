@@ -1,5 +1,6 @@
-"""What the suites' policies share: the tool call a scorer sees, the recording caller a direct
-policy plays through, and the plumbing of an agent cell (its limits, thread, tool-call pairing)."""
+"""What the suites' policies share: the tool call a scorer sees, what a policy's run of a cell
+did (`PolicyRun`), the recording caller a direct policy plays through, and the plumbing of an
+agent cell (its limits, thread, tool-call pairing, and its events read back as a PolicyRun)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,23 @@ class ToolCall:
     args: dict[str, Any] = field(default_factory=dict)
     ok: bool = True
     result: dict[str, Any] | None = None
+
+
+@dataclass
+class PolicyRun:
+    """What one policy did in one cell: its tool calls, the texts a scorer may search (tool
+    results, streamed and final answers), what its model calls cost, and how its run ended."""
+
+    calls: list[ToolCall] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    tokens_in: int = 0
+    tokens_out: int = 0
+    model_latency_s: float = 0.0
+    model_calls: int = 0
+    status: str = "done"
+    error: str = ""
+    answer: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)  # a suite's own record of the run
 
 
 class HarnessFailure(RuntimeError):
@@ -114,3 +132,41 @@ def run_agent_cell(
         return runtime.send_sync(bench_thread_id(), prompt)
     finally:
         runtime.close()
+
+
+def agent_policy_run(result: Any) -> PolicyRun:
+    """An agent cell's RunResult read as a PolicyRun. A model that could not be reached is a
+    harness failure (the cell is retried on resume), not a low score."""
+    from workbench.agents.events import (
+        AgentError,
+        FinalAnswer,
+        ModelCalled,
+        Token,
+        ToolFinished,
+        ToolStarted,
+    )
+
+    run = PolicyRun(status=result.status, error=result.error, answer=result.answer)
+    pairing = ToolCallPairing()
+    streamed: list[str] = []
+    for event in result.events:
+        if isinstance(event, AgentError) and event.kind == "model_unreachable":
+            raise HarnessFailure(event.message)
+        if isinstance(event, ToolStarted):
+            pairing.started(event.tool_call_id, event.tool, event.arguments)
+        elif isinstance(event, ToolFinished):
+            call = pairing.finished(event.tool_call_id, event.tool, event.ok, event.result)
+            if call is not None:
+                run.calls.append(call)
+                run.texts.append(json.dumps(event.result, default=str) if event.ok else event.error)
+        elif isinstance(event, Token):
+            streamed.append(event.text)
+        elif isinstance(event, FinalAnswer):
+            run.texts.append(event.text)
+        elif isinstance(event, ModelCalled):
+            run.tokens_in += event.input_tokens
+            run.tokens_out += event.output_tokens
+            run.model_latency_s += event.latency_s
+            run.model_calls += 1
+    run.texts.append("".join(streamed))
+    return run

@@ -11,14 +11,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.bench import AgentBudget
 from workbench.bench import tool_calls as recording
-from workbench.bench.tool_calls import HarnessFailure, ToolCall
+from workbench.bench.tool_calls import HarnessFailure, PolicyRun
 from workbench.core.context import AppContext
 from workbench_plugins.hpc.bench.prompts import HpcTaskSpec
 
@@ -27,18 +26,6 @@ WRONG_SEED_OFFSET = 1  # "wrong-seed" trains (and evaluates) seed + 1
 # monitoring may need a second call when its checks run out
 AGENT_MAX_MODEL_CALLS = 24
 CONFIRMED_TOOLS = ("submit_slurm_job", "cancel_slurm_job")
-
-
-@dataclass
-class PolicyRun:
-    calls: list[ToolCall]
-    texts: list[str]  # every message text the scorer searches for metrics
-    tokens_in: int = 0
-    tokens_out: int = 0
-    model_calls: int = 0
-    status: str = "done"
-    error: str = ""
-    answer: str = ""
 
 
 @dataclass(frozen=True)
@@ -149,44 +136,13 @@ def play_agent(
     """The agent on the prompt: a model that answers badly scores low; an unreachable one is
     a harness failure (the cell is retried on resume)."""
     from workbench.agents import AgentRuntime, BackendError, HeadlessPolicy
-    from workbench.agents.events import (
-        AgentError,
-        FinalAnswer,
-        ModelCalled,
-        Token,
-        ToolFinished,
-        ToolStarted,
-    )
 
     person = HeadlessPolicy(approve=CONFIRMED_TOOLS)
     limits = recording.agent_limits(budget, AGENT_MAX_MODEL_CALLS)
     result = recording.run_agent_cell(
         lambda: AgentRuntime(app, model, policy=person, **limits), task.prompt, BackendError
     )
-    run = PolicyRun([], [], status=result.status, error=result.error, answer=result.answer)
-    pairing = recording.ToolCallPairing()
-    streamed: list[str] = []
-    for event in result.events:
-        if isinstance(event, AgentError) and event.kind == "model_unreachable":
-            raise HarnessFailure(event.message)
-        if isinstance(event, ToolStarted):
-            pairing.started(event.tool_call_id, event.tool, event.arguments)
-        elif isinstance(event, ToolFinished):
-            call = pairing.finished(event.tool_call_id, event.tool, event.ok, event.result)
-            if call is None:
-                continue
-            run.calls.append(call)
-            run.texts.append(json.dumps(event.result, default=str) if event.ok else event.error)
-        elif isinstance(event, Token):
-            streamed.append(event.text)
-        elif isinstance(event, FinalAnswer):
-            run.texts.append(event.text)
-        elif isinstance(event, ModelCalled):
-            run.tokens_in += event.input_tokens
-            run.tokens_out += event.output_tokens
-            run.model_calls += 1
-    run.texts.append("".join(streamed))
-    return run
+    return recording.agent_policy_run(result)
 
 
 def play(

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from workbench.bench import AgentBudget, tool_calls
-from workbench.bench.tool_calls import HarnessFailure, ToolCall, is_direct
+from workbench.bench.tool_calls import HarnessFailure, PolicyRun, is_direct
 from workbench.core.context import AppContext
 from workbench_plugins.topopt import engine
 from workbench_plugins.topopt.workflow.draws import Export
@@ -28,19 +28,6 @@ from workbench_plugins.topopt.workflow.tasks import PROBLEMS, TaskSpec, engineer
 
 VOLFRAC_ERROR = 0.1  # "wrong-volfrac": far outside the 0.01 tolerance of the constraint
 EARLY_STOP = {"beams2d": 5, "photonics2d": 2}  # iterations / Adam steps of "early-stop"
-
-
-@dataclass
-class PolicyRun:
-    calls: list[ToolCall]
-    tokens_in: int = 0
-    tokens_out: int = 0
-    model_latency_s: float = 0.0
-    model_calls: int = 0
-    status: str = "done"
-    error: str = ""
-    answer: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 # -- direct policies ------------------------------------------------------------------------------
@@ -248,7 +235,6 @@ def play_agent(
     """Run the agent on the prompt; a model that answers badly scores low, an unreachable one
     is a harness failure (the cell is retried on resume)."""
     from workbench.agents import AgentRuntime, BackendError, HeadlessPolicy
-    from workbench.agents.events import AgentError, ModelCalled, ToolFinished, ToolStarted
 
     # the simulated engineer answers as the scoring expects (NATURAL: the hidden true numbers)
     engineer = HeadlessPolicy(answer_questions=engineer_answer(task))
@@ -260,30 +246,12 @@ def play_agent(
         return AgentRuntime(app, model, policy=engineer, **limits)
 
     result = tool_calls.run_agent_cell(open_runtime, agent_prompt(task), BackendError)
-    unreachable = [
-        e for e in result.events if isinstance(e, AgentError) and e.kind == "model_unreachable"
-    ]
-    if unreachable:
-        raise HarnessFailure(unreachable[0].message)
-    pairing = tool_calls.ToolCallPairing()
-    calls: list[ToolCall] = []
-    run = PolicyRun(calls, status=result.status, error=result.error, answer=result.answer)
+    run = tool_calls.agent_policy_run(result)
     run.extra["human_answers"] = [
         {"question": d["question"], "answer": d["answer"]}
         for d in engineer.decisions
         if d["kind"] == "clarification"
     ]
-    for event in result.events:
-        if isinstance(event, ToolStarted):
-            pairing.started(event.tool_call_id, event.tool, event.arguments)
-        elif isinstance(event, ToolFinished):
-            call = pairing.finished(event.tool_call_id, event.tool, event.ok, event.result)
-            calls += [call] if call else []
-        elif isinstance(event, ModelCalled):
-            run.tokens_in += event.input_tokens
-            run.tokens_out += event.output_tokens
-            run.model_latency_s += event.latency_s
-            run.model_calls += 1
     return run
 
 

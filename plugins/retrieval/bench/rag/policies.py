@@ -18,12 +18,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.bench import AgentBudget
+from workbench.bench import AgentBudget, tool_calls
 from workbench.bench.tool_calls import (
     HarnessFailure,
     RecordingToolCaller,
-    ToolCall,
-    ToolCallPairing,
     agent_limits,
     run_agent_cell,
 )
@@ -55,13 +53,7 @@ SUPERSEDED = re.compile(r"\b(superseded|withdrawn|obsolete)\b", re.IGNORECASE)
 
 
 @dataclass
-class PolicyRun:
-    calls: list[ToolCall]
-    status: str = "done"
-    error: str = ""
-    model_calls: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
+class PolicyRun(tool_calls.PolicyRun):
     read_from: list[dict[str, Any]] = field(default_factory=list)  # where each value was read
 
 
@@ -140,7 +132,6 @@ def play_agent(
     """The agent on the prompt with the condition's specialists; a model that answers badly
     scores low, an unreachable one is a harness failure (the cell is retried on resume)."""
     from workbench.agents import AgentRuntime, BackendError, HeadlessPolicy
-    from workbench.agents.events import AgentError, ModelCalled, ToolFinished, ToolStarted
 
     hidden = hidden_specialists(condition)
 
@@ -153,19 +144,5 @@ def play_agent(
     result = run_agent_cell(
         lambda: ConditionRuntime(app, model, policy=policy, **limits), task.text, BackendError
     )
-    for event in result.events:
-        if isinstance(event, AgentError) and event.kind == "model_unreachable":
-            raise HarnessFailure(event.message)
-    run = PolicyRun([], status=result.status, error=result.error)
-    pairing = ToolCallPairing()
-    for event in result.events:
-        if isinstance(event, ToolStarted):
-            pairing.started(event.tool_call_id, event.tool, event.arguments)
-        elif isinstance(event, ToolFinished):
-            call = pairing.finished(event.tool_call_id, event.tool, event.ok, event.result)
-            run.calls += [call] if call else []
-        elif isinstance(event, ModelCalled):
-            run.model_calls += 1
-            run.tokens_in += event.input_tokens
-            run.tokens_out += event.output_tokens
-    return run
+    done = tool_calls.agent_policy_run(result)
+    return PolicyRun(**vars(done))
