@@ -104,3 +104,22 @@ def test_missing_model_says_to_pull_it_with_fake_ollama_server(app, server):
     assert result.status == "error"
     assert "ollama pull llama9:1b" in result.error
     runtime.close()
+
+
+def test_doctor_finds_ollama_where_the_chat_does_with_fake_ollama_server(
+    app, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OLLAMA_HOST as Ollama's clients read it (no scheme: http, no port: 11434 style), and a
+    base URL set in settings winning over it: the doctor and the chat agree on the address."""
+    from workbench.agents import ollama_base_url
+    from workbench.core.doctor import check_ollama
+
+    with FakeOllama() as fake:
+        monkeypatch.setenv("OLLAMA_HOST", fake.url.removeprefix("http://"))
+        found = check_ollama(app)
+        assert found.level == "ok" and fake.url in found.detail, found
+        assert ollama_base_url(app.settings) == fake.url
+        app.settings.ollama.base_url = "http://127.0.0.1:9"  # set by the user: wins
+        missing = check_ollama(app)
+        assert missing.level == "missing" and "127.0.0.1:9" in missing.detail, missing
+        assert ollama_base_url(app.settings) == "http://127.0.0.1:9"

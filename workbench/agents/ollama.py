@@ -3,38 +3,15 @@ which models it has."""
 
 from __future__ import annotations
 
-import os
-
 import httpx
 
 from workbench.agents.errors import BackendError
-from workbench.core.settings import OllamaSettings, Settings
-
-DEFAULT_OLLAMA_URL = OllamaSettings.model_fields["base_url"].default
-
-
-def parse_ollama_host(host: str) -> str:
-    """OLLAMA_HOST as the Ollama clients read it: scheme and port added when missing."""
-    host = host.strip().rstrip("/")
-    scheme, separator, rest = host.partition("://")
-    if separator:
-        default_port = "443" if scheme == "https" else "80"
-    else:
-        scheme, rest, default_port = "http", host, "11434"
-    hostname, colon, port = rest.rpartition(":")
-    if not colon:
-        hostname, port = rest, ""
-    return f"{scheme}://{hostname or '127.0.0.1'}:{port or default_port}"
+from workbench.core.settings import Settings
 
 
 def ollama_base_url(settings: Settings) -> str:
-    """A base URL set in settings wins; otherwise OLLAMA_HOST (as every Ollama client honours it);
-    otherwise the default."""
-    configured = settings.ollama.base_url.rstrip("/")
-    environment = os.environ.get("OLLAMA_HOST", "").strip()
-    if environment and configured == DEFAULT_OLLAMA_URL:
-        return parse_ollama_host(environment)
-    return configured
+    """The server's address (settings, else OLLAMA_HOST, else the default)."""
+    return settings.ollama.address()
 
 
 def list_ollama_models(base_url: str, timeout_s: float = 3.0) -> list[str]:

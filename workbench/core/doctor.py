@@ -87,9 +87,7 @@ def check_opengl(_: AppContext) -> CheckResult:
 
 
 def check_ollama(context: AppContext) -> CheckResult:
-    base_url = os.environ.get("OLLAMA_HOST") or context.settings.ollama.base_url
-    if not base_url.startswith("http"):
-        base_url = f"http://{base_url}"
+    base_url = context.settings.ollama.address()
     try:
         reply = httpx.get(f"{base_url.rstrip('/')}/api/tags", timeout=2.0)
         reply.raise_for_status()

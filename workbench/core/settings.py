@@ -50,6 +50,29 @@ class OllamaSettings(BaseModel):
     def _no_password(cls, value: str) -> str:
         return refuse_url_credentials(value, "ollama.base_url")
 
+    def address(self) -> str:
+        """Where the server is: a base URL set in settings wins; otherwise OLLAMA_HOST (as every
+        Ollama client honours it); otherwise the default."""
+        configured = self.base_url.rstrip("/")
+        environment = os.environ.get("OLLAMA_HOST", "").strip()
+        if environment and configured == OllamaSettings.model_fields["base_url"].default:
+            return parse_ollama_host(environment)
+        return configured
+
+
+def parse_ollama_host(host: str) -> str:
+    """OLLAMA_HOST as the Ollama clients read it: scheme and port added when missing."""
+    host = host.strip().rstrip("/")
+    scheme, separator, rest = host.partition("://")
+    if separator:
+        default_port = "443" if scheme == "https" else "80"
+    else:
+        scheme, rest, default_port = "http", host, "11434"
+    hostname, colon, port = rest.rpartition(":")
+    if not colon:
+        hostname, port = rest, ""
+    return f"{scheme}://{hostname or '127.0.0.1'}:{port or default_port}"
+
 
 class Settings(BaseModel):
     # hide_input_in_errors: a refused value may hold a password, which must not reach a message
