@@ -9,11 +9,13 @@ from typing import Any
 import pytest
 
 from tests.retrieval.conftest import ok
-from tests.retrieval.fake_ollama import running_fake_ollama
+from tests.rigs.fake_ollama import FakeOllama
 from workbench_plugins.retrieval.config import RetrievalSettings
 from workbench_plugins.retrieval.doctor_checks import check_dense, check_keyword
 from workbench_plugins.retrieval.index.database import Passage
 from workbench_plugins.retrieval.index.search import Hit, fuse
+
+EMBEDDING_MODEL = "nomic-embed-text:latest"
 
 
 def _hit(chunk_id: int) -> Hit:
@@ -33,8 +35,9 @@ def test_dense_and_fused_search_with_ollama(
 ) -> None:
     for number, topic in enumerate(("hydraulic pump pressure", "bolt torque preload", "fan")):
         (workspace / f"n{number}.md").write_text(f"# Note {number}\nAbout the {topic}.")
-    with running_fake_ollama() as (url, calls):
-        monkeypatch.setenv("OLLAMA_HOST", url)
+    with FakeOllama(models=[EMBEDDING_MODEL]) as fake:
+        monkeypatch.setenv("OLLAMA_HOST", fake.url)
+        calls = fake.paths
         added = ok(app, "add_document", path=".")
         assert len(added["added"]) == 3 and "/api/embed" in calls
 
@@ -57,8 +60,8 @@ def test_passages_indexed_offline_get_vectors_when_ollama_answers(
     offline = ok(app, "search_documents", query="spring rate")
     assert offline["mode"] == "keyword" and "no Ollama server answers" in offline["note"]
     assert check_dense(app).level == "warn"
-    with running_fake_ollama() as (url, _):
-        monkeypatch.setenv("OLLAMA_HOST", url)
+    with FakeOllama(models=[EMBEDDING_MODEL]) as fake:
+        monkeypatch.setenv("OLLAMA_HOST", fake.url)
         found = ok(app, "search_documents", query="spring rate", mode="dense")
         assert found["passages"][0]["source"] == "a.txt"
 
@@ -68,3 +71,17 @@ def test_doctor_reports_keyword_search_and_dense_off(app: Any) -> None:
     app.settings = app.settings.with_plugin("retrieval", RetrievalSettings(dense="off"))
     off = check_dense(app)
     assert off.level == "ok" and "off in settings" in off.detail
+
+
+def test_searches_ask_ollama_for_its_models_once_with_fake_ollama_server(
+    app: Any, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search in auto mode asks whether an embedding model is there; a host that drops
+    packets would cost the whole probe timeout on every search, so the answer is kept."""
+    (workspace / "a.md").write_text("# Springs\nThe spring rate is 12 N/mm.")
+    with FakeOllama(models=[EMBEDDING_MODEL]) as fake:
+        monkeypatch.setenv("OLLAMA_HOST", fake.url)
+        ok(app, "add_document", path="a.md")
+        for _ in range(3):
+            assert ok(app, "search_documents", query="spring rate")["mode"] == "fused"
+        assert fake.paths.count("/api/tags") == 1, fake.paths

@@ -3,7 +3,9 @@ client: language models cannot run here, the HTTP protocol can.
 
 Speaks /api/chat (NDJSON streaming with chunked encoding, and non-streaming JSON; tool calls as
 `message.tool_calls[].function.arguments` JSON objects; every line has `message.role`; the
-`done: true` line carries prompt_eval_count/eval_count), /api/tags and /api/version. Each /api/chat
+`done: true` line carries prompt_eval_count/eval_count), /api/embed, /api/tags and /api/version.
+Embeddings hash words into 64 buckets: crude but deterministic, enough to show that dense
+vectors are stored, searched by cosine and fused with keyword ranks. Each /api/chat
 request consumes the next scripted reply. A reply with "kill_after": n sends n lines and then kills
 the whole server mid-stream (sockets closed, port refusing) until `restart()`.
 
@@ -14,13 +16,24 @@ the whole server mid-stream (sockets closed, port refusing) until `restart()`.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
+import re
 import socket
 import threading
 import time
 from typing import Any
 
 from tests.rigs.local_http import LocalHttpFake, QuietHandler
+
+EMBEDDING_DIMENSIONS = 64
+
+
+def embed(text: str) -> list[float]:
+    vector = [0.0] * EMBEDDING_DIMENSIONS
+    for word in re.findall(r"\w+", text.lower()):
+        vector[hashlib.sha256(word.encode()).digest()[0] % EMBEDDING_DIMENSIONS] += 1.0
+    return vector
 
 
 def _stamp() -> str:
@@ -107,6 +120,7 @@ class _Handler(QuietHandler):
         self.send_json(status, body, "application/json; charset=utf-8")
 
     def do_GET(self) -> None:
+        self.fake.paths.append(self.path)
         if self.path == "/api/version":
             self._json(200, {"version": "0.9.0-fake"})
         elif self.path == "/api/tags":
@@ -133,6 +147,10 @@ class _Handler(QuietHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}")
+        self.fake.paths.append(self.path)
+        if self.path == "/api/embed":
+            self._embed(body)
+            return
         if self.path != "/api/chat":
             self._json(404, {"error": f"{self.path} not found"})
             return
@@ -161,6 +179,14 @@ class _Handler(QuietHandler):
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
 
+    def _embed(self, body: dict[str, Any]) -> None:
+        model = body.get("model", "")
+        if model not in self.fake.models and f"{model}:latest" not in self.fake.models:
+            self._json(404, {"error": f"model '{model}' not found"})
+            return
+        texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        self._json(200, {"model": model, "embeddings": [embed(t) for t in texts]})
+
 
 class FakeOllama(LocalHttpFake):
     name = "the fake Ollama"
@@ -170,7 +196,8 @@ class FakeOllama(LocalHttpFake):
         super().__init__()
         self.replies: list[dict[str, Any]] = list(replies or [])
         self.models = list(models) or ["qwen3:4b"]
-        self.requests: list[dict[str, Any]] = []
+        self.requests: list[dict[str, Any]] = []  # /api/chat bodies
+        self.paths: list[str] = []  # every path asked for, in order
         self._connections: set[socket.socket] = set()
         self._lock = threading.Lock()
 

