@@ -1,7 +1,10 @@
 """`workbench` opens the GUI; `workbench --headless <command>` never imports Qt.
 
 Headless commands: `bench` (benchmark suites), `tool` (call any registered tool with JSON), `doctor`
-(check the environment), `serve` (run the plugins' services, e.g. the printer host, until stopped).
+(check the environment), `serve` (run the plugins' services, e.g. the printer host, until stopped),
+and each plugin's own commands under its name (`workbench --headless modelica validate`): only the
+plugins' descriptors are read to know their names; a plugin's commands module is imported only
+when one of its commands is asked for.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import logging
 import signal
 import sys
 import threading
+from collections.abc import Iterable
 from contextlib import ExitStack
 from pathlib import Path
 from tempfile import TemporaryDirectory
@@ -19,11 +23,14 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported when a command runs: `workbench` alone must start the GUI quickly
     from workbench.core.context import AppContext
+    from workbench.core.plugins import Plugin
 
 COMMANDS = ("bench", "tool", "doctor", "serve")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(plugins: Iterable[Plugin] = (), chosen: str = "") -> argparse.ArgumentParser:
+    """The parser; `plugins` add a command group each, and the `chosen` one's commands are
+    imported and declared (the others only show their name)."""
     parser = argparse.ArgumentParser(
         prog="workbench",
         description="Engineering workbench. Without --headless it opens the desktop app.",
@@ -50,7 +57,41 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the services plugins contribute (e.g. the printer host that keeps USB prints "
         "going between commands) until Ctrl+C or SIGTERM",
     )
+    _add_plugin_parsers(commands, plugins, chosen)
     return parser
+
+
+def _add_plugin_parsers(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    plugins: Iterable[Plugin],
+    chosen: str,
+) -> None:
+    from workbench.core.plugins import plugin_commands
+
+    for plugin in plugins:
+        group = commands.add_parser(
+            plugin.name,
+            help=f"{plugin.title} commands (workbench --headless {plugin.name} --help)",
+        )
+        if plugin.name != chosen:
+            continue
+        subcommands = group.add_subparsers(dest="plugin_command", metavar="COMMAND", required=True)
+        for command in plugin_commands(plugin):
+            parser = subcommands.add_parser(
+                command.name, help=command.help, description=command.help
+            )
+            command.add_arguments(parser)
+            parser.set_defaults(plugin_run=command.run)
+
+
+def _commanding_plugins(argv: list[str]) -> dict[str, Plugin]:
+    """The installed plugins that add commands (descriptors only, no command module imported);
+    none when there are no arguments: `workbench` alone opens the GUI at once."""
+    if not argv:
+        return {}
+    from workbench.core.plugins import discover
+
+    return {p.name: p for p in discover() if p.commands and p.name not in COMMANDS}
 
 
 def _add_bench_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -112,11 +153,18 @@ def _add_bench_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser()
+    plugins = _commanding_plugins(argv)
+    names = (*COMMANDS, *plugins)
+    chosen = next((arg for arg in argv if arg in names), "")
+    try:
+        parser = build_parser(plugins.values(), chosen if chosen in plugins else "")
+    except Exception as error:  # a plugin's commands module that does not import
+        print(f"The {chosen} plugin's commands could not be loaded: {error}", file=sys.stderr)
+        return 2
     asks_help = any(arg in ("-h", "--help") for arg in argv)
-    if not asks_help and not any(arg in COMMANDS for arg in argv):
+    if not asks_help and not chosen:
         if "--headless" in argv:
-            parser.error("--headless needs a command: " + ", ".join(COMMANDS))
+            parser.error("--headless needs a command: " + ", ".join(names))
         from workbench.ui.app import run_gui  # the only place the CLI reaches Qt
 
         return run_gui(argv)
@@ -130,6 +178,9 @@ def main(argv: list[str] | None = None) -> int:
             "doctor": run_doctor,
             "serve": run_serve,
         }
+        if args.command in plugins:  # a plugin's command: its own run function
+            exit_code: int = args.plugin_run(context, args)
+            return exit_code
         return handler[args.command](context, args)
 
 

@@ -6,9 +6,16 @@ measure observables, and run repair / generation / tuning tasks against the engi
   diagnostics.py         backend messages as located diagnostics;  observables.py: settling time...
   harness.py, profiles.py  a task run (Pufibara): workspace, candidates, ledger, limits, submission
   workspace_files.py     a task workspace's files, confined;  run_status.py: what the ledger says
-  agent.py, specialist.py  the loop that drives a policy through a run; the chat specialist
-  tools/                 files, model check and simulation, observables and ledger tools
-  views.py, events.py    trajectories and the run's ledger (Qt), and the events they follow
+  run_rules.py           limits, token kinds, the public task's fields, the submitted model
+  agent.py, specialist.py  what a model sees each turn; the chat specialist's prompt and tools
+  driver/                a model drives a task run: harness or plain loop (modes.py), run_task.py
+                         (headless), background.py (from the chat or the view), task_source.py
+  tools/                 files, model check and simulation, observables, ledger tools, tasks.py
+  benchmark/             the public task format, contracts, task packages, submission files
+  evaluation/            the evaluator's gates I M C S B, its metrics, validation of the task set
+  bench/                 the `modelica` suite: policies, scoring, report, validation
+  commands.py            `workbench --headless modelica validate|run`
+  views/, events.py      trajectories, editor, the tasks view (Qt), and the events they follow
 """
 
 from workbench.core.plugins import Plugin, Specialist, ViewSpec
@@ -44,6 +51,14 @@ plugin = Plugin(
             f"{_VIEWS}:editor_view",
             shows=("read_file", "write_file", "check_model"),
         ),
+        ViewSpec(
+            "modelica.tasks",
+            "Modelica tasks",
+            f"{_VIEWS}:task_view",
+            shows=("start_modelica_task",),
+        ),
     ),
+    suites="workbench_plugins.modelica.bench:suites",
+    commands="workbench_plugins.modelica.commands:commands",
     settings=ModelicaSettings,
 )

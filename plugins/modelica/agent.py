@@ -1,25 +1,28 @@
-"""The harness loop that drives a policy through a Modelica task run, and what it shows each turn.
+"""What a policy sees each turn of a Modelica task run, and a loop for scripted policies.
 
 Each turn the policy sees the brief, the ledger and the current candidate (`turn_context`), not
-the whole history: that is where Pufibara's token savings come from. A policy is anything that
-maps that context (plus the last tool result) to the next tool call, or to None to stop; a
-language model behind the agents runtime is one, the tests use scripted fakes. The specialist's
-prompt and tool list are in `specialist`.
+the whole history: that is where Pufibara's token savings come from. A language model drives a
+run through `driver` (the agents runtime's turn loop); `drive` runs a plain Python policy (tests,
+bench reference policies) through the same harness. The specialist's prompt and tool list are in
+`specialist`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from workbench_plugins.modelica.harness import Outcome, Run
 from workbench_plugins.modelica.run_status import status_of
 from workbench_plugins.modelica.specialist import TOOL_NAMES
 
+LAST_RESULT_CHARACTERS = 4000  # a long simulation result is cut: the ledger keeps the rest
 
-def turn_context(run: Run, last_result: dict[str, Any] | None = None) -> str:
-    """What the policy sees each turn: brief, ledger status, current candidate, last result."""
+
+def turn_context(run: Run, last_result: Any = None, *, reminder: str = "") -> str:
+    """What the policy sees each turn: brief, ledger status and limits, current candidate, the
+    last turn's results (a dict, or a list of them) and, if any, a one-line reminder."""
     status = status_of(run)
     candidate = run.candidate
     if candidate is None:
@@ -39,12 +42,16 @@ def turn_context(run: Run, last_result: dict[str, Any] | None = None) -> str:
         f"Current candidate content:\n{shown}",
     ]
     if last_result is not None:
-        parts.append("Last result:\n" + json.dumps(last_result, sort_keys=True)[:4000])
+        text = json.dumps(last_result, sort_keys=True, default=str)
+        parts.append("Last result:\n" + text[:LAST_RESULT_CHARACTERS])
+    if reminder:
+        parts.append(reminder)
     return "\n\n".join(parts)
 
 
 Action = tuple[str, dict[str, Any]]
 Policy = Callable[[str, dict[str, Any] | None], Action | None]
+TurnTokens = Callable[[str], Mapping[str, int]]
 
 
 def drive(
@@ -52,20 +59,19 @@ def drive(
     policy: Policy,
     call: Callable[[str, dict[str, Any]], dict[str, Any]],
     *,
-    count_tokens: Callable[[str], int] = lambda text: len(text) // 4,
+    tokens: TurnTokens | None = None,
 ) -> Outcome:
     """Run the harness loop until the policy stops, the run submits, or a limit ends it.
 
     `call(tool, arguments)` runs a tool (through the registry) and returns the outcome as a dict.
-    Logical tokens per turn are estimated from the context shown (a real model reports its own).
+    `tokens(context)` gives the tokens the caller's policy spent on a turn (harness.TOKEN_KINDS);
+    nothing is estimated: a policy that reports none costs none.
     """
     last: dict[str, Any] | None = None
-    while run.state == "running":
+    while run.turn_allowed():
         context = turn_context(run, last)
-        run.begin_turn(tokens=count_tokens(context))
-        if run.state != "running":
-            break
         action = policy(context, last)
+        run.begin_turn(tokens=tokens(context) if tokens else None)
         if action is None:
             break
         name, arguments = action

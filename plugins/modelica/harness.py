@@ -5,37 +5,39 @@ ledger: for repair and generation the full set of .mo files, for tuning the para
 plus the hash of the frozen model and the verification settings. Every simulation is recorded
 with the candidate that produced it, so evidence drawn from it binds to that candidate and to no
 other. Submission is an explicit act that freezes the candidate's exact content; a run that ends
-without one is a failure to submit. Limits (wall time, turns, simulations) end the run.
+without one is a failure to submit. Limits (wall time, turns, simulations) end the run, whoever
+drives it (the chat, `driver.run_task`, a scripted policy): they live here, not in a driver.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from workbench.core.ledger import Candidate, Ledger, LedgerError, Submission
 from workbench.core.tools import ToolFailure
 from workbench_plugins.modelica.backend_base import SimulationResult
 from workbench_plugins.modelica.profiles import Profile, ProfileName, profile
+from workbench_plugins.modelica.run_rules import (
+    TOKEN_KINDS,
+    TUNING_SIMULATIONS,
+    Limits,
+    declares,
+    final_model,
+    logical_tokens,
+    package_files,
+    public_task_fields,
+)
 from workbench_plugins.modelica.workspace_files import Workspace, sha256_text
 
 RunState = Literal["running", "submitted", "ended"]
-
-
-class Limits(BaseModel):
-    """Run limits; the paper's are 900 s, 100 turns and 100 simulations (tuning)."""
-
-    wall_time_s: float = Field(900.0, gt=0)
-    turns: int = Field(100, ge=1)
-    simulations: int = Field(100, ge=0)
 
 
 class Task(BaseModel):
@@ -51,35 +53,16 @@ class Task(BaseModel):
     tolerance: float = 1e-6
     limits: Limits = Field(default_factory=Limits)
 
+    @model_validator(mode="after")
+    def _tuning_counts_simulations(self) -> Task:
+        if self.profile == "tuning" and "simulations" not in self.limits.model_fields_set:
+            self.limits = self.limits.model_copy(update={"simulations": TUNING_SIMULATIONS})
+        return self
+
     @classmethod
     def from_benchmark(cls, data: dict[str, Any], **overrides: Any) -> Task:
         """A task from the public Modelica Agent Workflow Benchmark JSON format."""
-        kind = {"model_repair": "repair", "model_generation": "generation"}.get(
-            data["task_type"], "tuning"
-        )
-        name = data["model_name"]
-        files = {f"{name}.mo": data["initial_model"]} if data.get("initial_model") else {}
-        brief = [data.get("workflow_goal", "")]
-        brief += [f"Requirement: {r}" for r in data.get("requirements", [])]
-        brief += [f"Acceptance: {a}" for a in data.get("acceptance", [])]
-        brief += [f"Target: {json.dumps(t)}" for t in data.get("target_metrics", [])]
-        simulate = data.get("verification", {}).get("simulate", {})
-        ranges = {
-            k: (float(v["min"]), float(v["max"]))
-            for k, v in data.get("parameter_ranges", {}).items()
-        }
-        return cls(
-            task_id=data["task_id"],
-            profile=kind,
-            model_name=name,
-            brief="\n".join(b for b in brief if b),
-            files=files,
-            tunable_parameters=list(data.get("tunable_parameters", [])),
-            parameter_ranges=ranges,
-            stop_time=float(simulate.get("stop_time", 1.0)),
-            intervals=int(simulate.get("intervals", 500)),
-            **overrides,
-        )
+        return cls(**{**public_task_fields(data), **overrides})
 
 
 class SimulationRecord(BaseModel):
@@ -103,8 +86,11 @@ class Outcome(BaseModel):
     simulations: int = 0
     wall_time_s: float = 0.0
     logical_tokens: int = 0
+    tokens: dict[str, int] = Field(default_factory=dict)
 
 
+# the submission checks an agent may learn of (the driver passes the evaluator's public gates)
+Verifier = Callable[["Task", dict[str, Any]], list[str]]
 _numbers = itertools.count(1)
 
 
@@ -119,13 +105,22 @@ class Run:
         *,
         clock: Callable[[], float] = time.monotonic,
         run_id: str | None = None,
+        output: Path | None = None,
+        verify: Verifier | None = None,
+        driver: str = "",
     ) -> None:
+        """`output`: where submission.json goes (default root/output, never in the workspace);
+        `verify`: extra checks at submit time (default: the model is declared, parameters);
+        `driver`: the caller whose loop drives the run (only it may act on the run)."""
+        self.driver = driver
         self.id = run_id or f"{task.task_id}-{next(_numbers)}-{int(time.time())}"
         self.task = task
         self.profile: Profile = profile(task.profile)
         self.root = Path(root)
         self.workspace = Workspace(self.root / "workspace")
-        self.output = self.root / "output"  # benchmark-owned: outside the agent's workspace
+        # benchmark-owned: outside the agent's workspace
+        self.output = Path(output) if output is not None else self.root / "output"
+        self.verify = verify
         self.ledger = ledger
         self.subject = f"modelica:{self.id}"
         self.state: RunState = "running"
@@ -134,7 +129,7 @@ class Run:
         self.simulations: dict[str, SimulationRecord] = {}
         self.parameters: dict[str, float] = {}
         self.submission: Submission | None = None
-        self.logical_tokens = 0
+        self.tokens = dict.fromkeys(TOKEN_KINDS, 0)
         self._clock = clock
         self._started = clock()
         self._lock = threading.RLock()
@@ -156,11 +151,19 @@ class Run:
             if self.state == "running":
                 self.state, self.reason = "ended", reason
 
+    @property
+    def logical_tokens(self) -> int:
+        return logical_tokens(**self.tokens)
+
+    def _check_time(self) -> None:
+        limit = self.task.limits.wall_time_s
+        if self.state == "running" and self.elapsed_s > limit:
+            self.end(f"limit reached: wall time {limit:g} s")
+
     def guard(self, action: str) -> None:
         """Refuse `action` when the run is over, a limit is reached, or the profile forbids it."""
         with self._lock:
-            if self.state == "running" and self.elapsed_s > self.task.limits.wall_time_s:
-                self.end(f"limit reached: wall time {self.task.limits.wall_time_s:g} s")
+            self._check_time()
             if self.state == "submitted":
                 raise ToolFailure(
                     f"Run {self.id} has submitted; the submission is frozen and the run is over."
@@ -173,23 +176,28 @@ class Run:
                     f"Permitted: {', '.join(sorted(self.profile.permitted))}.",
                 )
 
-    def begin_turn(self, *, tokens: int = 0) -> None:
-        """Count one agent turn (and its logical tokens); the turn limit ends the run."""
+    def turn_allowed(self) -> bool:
+        """Before each model call: False (and the run ends) once the turns or the time are spent."""
         with self._lock:
-            self.logical_tokens += tokens
-            if self.state != "running":
-                return
-            self.turns += 1
-            if self.elapsed_s > self.task.limits.wall_time_s:
-                self.end(f"limit reached: wall time {self.task.limits.wall_time_s:g} s")
-            elif self.turns > self.task.limits.turns:
+            self._check_time()
+            if self.state == "running" and self.turns >= self.task.limits.turns:
                 self.end(f"limit reached: {self.task.limits.turns} turns")
+            return self.state == "running"
+
+    def begin_turn(self, *, tokens: Mapping[str, int] | None = None) -> None:
+        """Count one agent turn and the tokens its model call reported (TOKEN_KINDS; logical
+        tokens are their sum). Call `turn_allowed` first: it enforces the limit."""
+        with self._lock:
+            for kind in TOKEN_KINDS:
+                self.tokens[kind] += int((tokens or {}).get(kind, 0))
+            self.turns += 1  # also the turn whose tool calls ended the run (a submit)
 
     def reserve_simulation(self) -> str:
         with self._lock:
             self.guard("simulate")
-            if len(self.simulations) >= self.task.limits.simulations:
-                self.end(f"limit reached: {self.task.limits.simulations} simulations")
+            limit = self.task.limits.simulations
+            if limit is not None and len(self.simulations) >= limit:
+                self.end(f"limit reached: {limit} simulations")
                 self.guard("simulate")
             return f"sim{next(self._sim_numbers)}"
 
@@ -272,6 +280,7 @@ class Run:
 
     # -- submission --------------------------------------------------------------------------
     def contract_problems(self, candidate: Candidate) -> list[str]:
+        """What the harness itself checks: the model is declared; tuning: the parameters."""
         content = candidate.content
         if self.profile.name == "tuning":
             problems = []
@@ -279,50 +288,95 @@ class Run:
                 self.check_parameters(content.get("parameters", {}))
             except ToolFailure as failure:
                 problems.append(failure.message)
-            if content.get("frozen_model_sha256") != self.frozen_sha256:
-                problems.append("the candidate was not made for this task's frozen model")
-            return problems
-        short = self.task.model_name.rsplit(".", 1)[-1]
-        declares = re.compile(rf"^\s*(?:\w+\s+)*(?:model|block|class)\s+{re.escape(short)}\b", re.M)
-        if not any(declares.search(text) for text in content.get("files", {}).values()):
+            return problems + self._frozen_problems(content)
+        if not any(
+            declares(text, self.task.model_name) for text in package_files(content).values()
+        ):
             return [f"no submitted file declares model {self.task.model_name}"]
         return []
+
+    def _frozen_problems(self, content: dict[str, Any]) -> list[str]:
+        if (
+            self.profile.name == "tuning"
+            and content.get("frozen_model_sha256") != self.frozen_sha256
+        ):
+            return ["the candidate was not made for this task's frozen model"]
+        return []
+
+    def submission_problems(self, candidate: Candidate) -> list[str]:
+        """The public gates the candidate fails: the verifier's (interface, constraints, check,
+        simulation) when the run has one, else the harness's own contract checks."""
+        if self.verify is None:
+            return self.contract_problems(candidate)
+        return self._frozen_problems(candidate.content) + self.verify(self.task, candidate.content)
 
     def submit(
         self, candidate: str | None = None, *, note: str = "", override: bool = False
     ) -> Submission:
+        """Freeze `candidate` (default: current) once it is ready and passes the public gates.
+
+        The gates may simulate, so they run outside the lock; a verification started before the
+        wall time counts if it ends within the grace (Limits.verification_grace_s)."""
         with self._lock:
             self.guard("submit")
             chosen = self.ledger.candidate(candidate) if candidate else self.current()
             if chosen.subject != self.subject:
                 raise ToolFailure(f"Candidate {chosen.short_id} does not belong to run {self.id}.")
-            problems = self.contract_problems(chosen)
+            report = self.ledger.readiness(chosen)
+            if not report.ready and not override:
+                raise ToolFailure(
+                    f"{report.explain()} Record adjudicated evidence for this candidate, revise "
+                    "it, or submit with override=True to record a deliberate override."
+                )
+        problems = self.submission_problems(chosen)
+        with self._lock:
+            limits = self.task.limits
+            if self.state == "running" and (
+                self.elapsed_s > limits.wall_time_s + limits.verification_grace_s
+            ):
+                self.end(
+                    f"limit reached: wall time {limits.wall_time_s:g} s (the submission's "
+                    f"verification ran past the {limits.verification_grace_s:g} s grace)"
+                )
+            if self.state != "running":
+                raise ToolFailure(f"Run {self.id} is over ({self.reason}); nothing was submitted.")
             if problems:
                 raise ToolFailure(
                     "The submission contract is not met: " + "; ".join(problems) + ".",
                     self.profile.submission,
                 )
-            try:
-                submitted = self.ledger.submit(chosen, note=note, override=override)
-            except LedgerError as error:
-                raise ToolFailure(str(error)) from error
-            self.submission = submitted
-            self.state = "submitted"
-            self._write_submission(submitted, note)
-            return submitted
+            return self._freeze(chosen, note, override)
+
+    def submit_implicitly(self, note: str) -> Submission:
+        """The plain loop's ending, also after a limit ended it: its current candidate,
+        unchecked and marked as an override when not ready (the evaluator judges it later)."""
+        with self._lock:
+            if self.state == "submitted":
+                raise ToolFailure(f"Run {self.id} has submitted already.")
+            return self._freeze(self.current(), note, True)
+
+    def _freeze(self, chosen: Candidate, note: str, override: bool) -> Submission:
+        try:
+            submitted = self.ledger.submit(chosen, note=note, override=override)
+        except LedgerError as error:
+            raise ToolFailure(str(error)) from error
+        self.submission = submitted
+        self.state = "submitted"
+        self._write_submission(submitted, note)
+        return submitted
+
+    def submission_file(self) -> Path:
+        return self.output / "submission.json"
 
     def _write_submission(self, submitted: Submission, note: str) -> None:
-        """The benchmark's submission.json, written outside the agent's workspace."""
+        """submission.json in the public benchmark format, outside the agent's workspace."""
         self.output.mkdir(parents=True, exist_ok=True)
         content = submitted.content
         if self.profile.name == "tuning":
             data: dict[str, Any] = {"parameter_set": content["parameters"], "final_report": note}
         else:
-            files = content["files"]
-            short = self.task.model_name.rsplit(".", 1)[-1]
-            main = next((t for t in files.values() if re.search(rf"\b{short}\b", t)), "")
-            data = {"final_model": main, "files": files}
-        (self.output / "submission.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
+            data = {"final_model": final_model(content, self.task.model_name)}
+        self.submission_file().write_text(json.dumps(data, indent=2), encoding="utf-8")
 
     def finish(self) -> Outcome:
         """End the run (if still running) and report: submitted, or a failure to submit."""
@@ -342,6 +396,7 @@ class Run:
                 simulations=len(self.simulations),
                 wall_time_s=self.elapsed_s,
                 logical_tokens=self.logical_tokens,
+                tokens=dict(self.tokens),
             )
 
 
@@ -362,8 +417,12 @@ def forget_run(run_id: str) -> None:
         _RUNS.pop(run_id, None)
 
 
-def find_run(run_id: str | None) -> Run | None:
-    """The named run; with no name, the single running one (None when there is none)."""
+def find_run(run_id: str | None, caller: str | None = None) -> Run | None:
+    """The named run; with no name, the single running one (None when there is none).
+
+    `caller`: a tool's caller. A run that its own loop drives (a started task) is acted on only
+    by that loop: another caller (the chat's specialist, another agent) never gets it by default
+    and is refused when it names it, so nothing outside the loop changes what is evaluated."""
     with _RUNS_LOCK:
         if run_id:
             if run_id not in _RUNS:
@@ -371,13 +430,16 @@ def find_run(run_id: str | None) -> Run | None:
                     f"No Modelica task run {run_id!r} in this session.",
                     f"Runs: {', '.join(_RUNS) or 'none'}.",
                 )
-            return _RUNS[run_id]
-        running = [run for run in _RUNS.values() if run.state == "running"]
+            run = _RUNS[run_id]
+            if caller is not None and run.driver and caller != run.driver:
+                raise ToolFailure(
+                    f"Run {run_id} is driven by its own agent loop; only that loop acts on it.",
+                    "Watch it in the Modelica tasks view, or read it with ledger_status.",
+                )
+            return run
+        running = [
+            run
+            for run in _RUNS.values()
+            if run.state == "running" and (caller is None or run.driver in ("", caller))
+        ]
         return running[0] if len(running) == 1 else None
-
-
-def logical_tokens(
-    *, input_uncached: int = 0, cache_creation: int = 0, cache_read: int = 0, output: int = 0
-) -> int:
-    """Logical tokens of one LLM call (seed 003): all input kinds plus output."""
-    return input_uncached + cache_creation + cache_read + output

@@ -22,7 +22,7 @@ class StatusOutput(BaseModel):
     invariants: dict[str, str]
     turns: int
     simulations: int
-    limits: dict[str, float]
+    limits: dict[str, float | None]
     text: str
 
 
@@ -38,7 +38,9 @@ def status_of(run: Run) -> StatusOutput:
         report.explain() if report else "No candidate yet.",
         *(f"- {s.describe()}" for s in (report.invariants if report else [])),
         f"Turns {run.turns}/{limits.turns}, simulations {len(run.simulations)}/"
-        f"{limits.simulations}, wall time {run.elapsed_s:.0f}/{limits.wall_time_s:g} s",
+        f"{'unlimited' if limits.simulations is None else limits.simulations}, wall time "
+        f"{run.elapsed_s:.0f}/{limits.wall_time_s:g} s (+{limits.verification_grace_s:g} s for "
+        "a verification started by submit)",
     ]
     return StatusOutput(
         run=run.id,

@@ -6,7 +6,8 @@ harness, ledger or backend.
 
 from __future__ import annotations
 
-TOOL_NAMES: tuple[str, ...] = (
+# the tools that act within one task run (what a harness-mode model is bound to)
+RUN_TOOL_NAMES: tuple[str, ...] = (
     "read_file",
     "write_file",
     "check_model",
@@ -17,20 +18,21 @@ TOOL_NAMES: tuple[str, ...] = (
     "ledger_status",
     "submit",
 )
+# the plain comparison loop: files, check and simulate only; no ledger
+PLAIN_TOOL_NAMES: tuple[str, ...] = ("read_file", "write_file", "check_model", "simulate")
+TOOL_NAMES: tuple[str, ...] = (*RUN_TOOL_NAMES, "start_modelica_task")
 
 # Every token here is paid on each model call (`bench prompt-overhead`): say only what the
 # schemas do not.
-PROMPT = """\
-You are the Modelica specialist: repair, write or tune Modelica models to meet a brief, proving
-each claim by simulation.
-1. Make each requirement an invariant (add_invariant) with observables, scenarios (stop time,
-   parameters) and a condition; add physical (signs, bounds, conservation) and interface (model
-   name, parameters) ones.
-2. write_file a change (tuning: tunable parameters only, within range): a new candidate, all
-   invariants open again. check_model; fix errors at their file and line.
-3. For each open invariant: simulate its scenario, evaluate_observable with its condition, then
-   record_evidence(invariant, adjudication, sim).
-4. Revise on a violation. When the current candidate has every required invariant supported
-   (ledger_status), submit with a short report; a run without submit, or past its limits, fails.
-Tools take an optional run id (default: the running task).
+WORKFLOW = """\
+1. add_invariant per requirement (observables, scenarios, condition), plus physical ones.
+2. write_file (tuning: simulate's parameters) makes a new candidate; all invariants reopen.
+   Fix check_model errors.
+3. Per open invariant: simulate, evaluate_observable with its condition, record_evidence.
+4. submit once ledger_status shows all required invariants supported; else the run fails.
 """
+PROMPT = (
+    "Modelica specialist: repair, write or tune models to a brief; prove claims by simulation.\n"
+    + WORKFLOW
+    + "Tools act on the running task (or 'run': its id).\n"
+)

@@ -6,7 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.modelica.conftest import MODELS
+from workbench.core.tools import ToolFailure
 from workbench_plugins.modelica import harness
 from workbench_plugins.modelica.agent import drive, turn_context
 
@@ -37,7 +40,7 @@ class FakeScriptedPolicy:
         return ("ledger_status", {}) if self.forever else None
 
 
-def make_run(context, tmp_path: Path, **task: Any) -> harness.Run:  # type: ignore[no-untyped-def]
+def make_run(context, tmp_path: Path, driver: str = "", **task: Any) -> harness.Run:  # type: ignore[no-untyped-def]
     fields: dict[str, Any] = {
         "task_id": "rc",
         "profile": "repair",
@@ -46,7 +49,9 @@ def make_run(context, tmp_path: Path, **task: Any) -> harness.Run:  # type: igno
         "files": {"RCCharge.mo": FAULTY},
         **task,
     }
-    return harness.start_run(harness.Task(**fields), tmp_path / "task", context.ledger)
+    return harness.start_run(
+        harness.Task(**fields), tmp_path / "task", context.ledger, driver=driver
+    )
 
 
 def caller(context):  # type: ignore[no-untyped-def]
@@ -87,7 +92,8 @@ def test_scripted_repair_run_submits_a_ready_candidate(inline_simulation, tmp_pa
             ("submit", {"note": "fixed the undeclared Rr"}),
         ]
     )
-    outcome = drive(run, policy, caller(context))
+    usage = {"input_uncached": 90, "cache_read": 10, "output": 5}
+    outcome = drive(run, policy, caller(context), tokens=lambda shown: usage)
     results = policy.results[1:]
     assert results[1]["result"]["ok"] is False  # the faulty model fails check with a line
     line = next(n for n, t in enumerate(FAULTY.splitlines(), 1) if "Rr" in t)
@@ -95,7 +101,9 @@ def test_scripted_repair_run_submits_a_ready_candidate(inline_simulation, tmp_pa
     assert results[3]["result"]["ok"] is True
     assert results[5]["result"]["suggested_adjudication"] == "supported"
     assert outcome.status == "submitted" and not outcome.override
-    assert outcome.turns == 8 and outcome.simulations == 1 and outcome.logical_tokens > 0
+    assert outcome.turns == 8 and outcome.simulations == 1
+    # the tokens the caller reported, nothing estimated: 8 turns of 105 logical tokens
+    assert outcome.logical_tokens == 8 * 105 and outcome.tokens["cache_read"] == 80
     # each turn shows the ledger and the candidate, not the history
     assert "charges_to_source" in policy.seen[-1] and "Rr" not in policy.seen[-1]
     submitted = json.loads((run.output / "submission.json").read_text())
@@ -221,9 +229,16 @@ def test_turn_limit_ends_the_run(inline_simulation, tmp_path: Path) -> None:
     assert len(policy.seen) == 3
 
 
-def test_simulation_limit_ends_the_run(inline_simulation, tmp_path: Path) -> None:
+def test_simulation_limit_ends_a_tuning_run(inline_simulation, tmp_path: Path) -> None:
     context = inline_simulation
-    run = make_run(context, tmp_path, files={"RCCharge.mo": GOOD}, limits={"simulations": 2})
+    run = make_run(
+        context,
+        tmp_path,
+        profile="tuning",
+        files={"RCCharge.mo": GOOD},
+        tunable_parameters=["R"],
+        limits={"simulations": 2},
+    )
     step = ("simulate", {"model": "RCCharge", "stop_time": 1, "intervals": 10})
     policy = FakeScriptedPolicy([step, step, step, ("submit", {})])
     outcome = drive(run, policy, caller(context))
@@ -232,6 +247,28 @@ def test_simulation_limit_ends_the_run(inline_simulation, tmp_path: Path) -> Non
     calls = context.store.tool_calls("simulate")
     assert [call["ok"] for call in calls] == [True, True, False]  # the third was refused
     assert len(policy.seen) == 3  # the run ended: the submit never happened
+
+
+def test_the_paper_limits_count_simulations_in_tuning_only(tmp_path: Path) -> None:
+    def task(profile: str, **extra: Any) -> harness.Task:
+        return harness.Task(task_id="t", profile=profile, model_name="RCCharge", **extra)
+
+    assert task("repair").limits.simulations is None
+    assert task("generation").limits.simulations is None
+    assert task("tuning").limits.simulations == 100
+    assert task("tuning", limits={"turns": 5}).limits.simulations == 100
+    paper = task("repair").limits
+    assert (paper.wall_time_s, paper.verification_grace_s, paper.turns) == (900, 120, 100)
+
+
+def test_repair_simulations_are_unlimited(inline_simulation, tmp_path: Path) -> None:
+    context = inline_simulation
+    run = make_run(context, tmp_path, files={"RCCharge.mo": GOOD})
+    for _ in range(3):
+        call_ok(context, "simulate", run=run.id, model="RCCharge", stop_time=1, intervals=5)
+    status = call_ok(context, "ledger_status", run=run.id)
+    assert status["simulations"] == 3 and status["state"] == "running"
+    assert "simulations 3/unlimited" in status["text"] and "+120 s" in status["text"]
 
 
 def test_wall_time_limit_ends_the_run(inline_simulation, tmp_path: Path) -> None:
@@ -256,7 +293,90 @@ def test_wall_time_limit_ends_the_run(inline_simulation, tmp_path: Path) -> None
     assert outcome.wall_time_s >= 900
 
 
+def grace_run(context, tmp_path: Path, verification_s: float, submit_at: float):  # type: ignore[no-untyped-def]
+    """A run on a fake clock whose submission check (the public gates) takes `verification_s`."""
+    now = [0.0]
+
+    def verify(task: harness.Task, content: dict[str, Any]) -> list[str]:
+        now[0] += verification_s
+        return []
+
+    task = harness.Task(
+        task_id="late", profile="repair", model_name="RCCharge", files={"RCCharge.mo": GOOD}
+    )
+    run = harness.start_run(
+        task, tmp_path / "late", context.ledger, clock=lambda: now[0], verify=verify
+    )
+    now[0] = submit_at
+    return run
+
+
+def test_a_verification_started_in_time_may_use_the_grace(context, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    run = grace_run(context, tmp_path, verification_s=110.0, submit_at=899.0)
+    run.submit(note="just in time")
+    assert run.finish().status == "submitted" and run.elapsed_s == 1009.0
+
+
+def test_a_verification_past_the_grace_submits_nothing(context, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    run = grace_run(context, tmp_path, verification_s=130.0, submit_at=899.0)
+    with pytest.raises(ToolFailure, match="120 s grace"):
+        run.submit()
+    outcome = run.finish()
+    assert outcome.status == "failure_to_submit" and "120 s grace" in outcome.reason
+    assert context.ledger.submissions(run.subject) == []
+
+
+def test_a_submit_after_the_wall_time_is_refused(context, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    run = grace_run(context, tmp_path, verification_s=1.0, submit_at=901.0)
+    with pytest.raises(ToolFailure, match="wall time 900 s"):
+        run.submit()
+    assert run.finish().reason == "limit reached: wall time 900 s"
+
+
+def test_the_public_gates_refuse_a_submission(context, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    task = harness.Task(
+        task_id="gated", profile="repair", model_name="RCCharge", files={"RCCharge.mo": GOOD}
+    )
+    run = harness.start_run(
+        task, tmp_path / "g", context.ledger, verify=lambda t, c: ["S: the simulation failed"]
+    )
+    refused = context.registry.call("submit", {"run": run.id}, caller="t")
+    assert not refused.ok and "S: the simulation failed" in refused.error.message
+    assert run.state == "running"  # the agent may fix it and submit again
+
+
 def test_turn_context_is_compact(inline_simulation, tmp_path: Path) -> None:
     run = make_run(inline_simulation, tmp_path)
     text = turn_context(run)
     assert "RCCharge" in text and "Permitted actions" in text and "Rr" in text
+
+
+def test_a_run_driven_by_its_loop_is_acted_on_by_that_loop_only(
+    inline_simulation, tmp_path: Path
+) -> None:
+    """A started task's loop drives its run; the chat's specialist (another caller) neither
+    lands in it by default nor changes it by naming it, so what is evaluated is the loop's work.
+    Reading its ledger stays open to anyone."""
+    context = inline_simulation
+    run = make_run(context, tmp_path, driver="agent:modelica-harness")
+    try:
+        by_default = context.registry.call(
+            "write_file", {"path": "RCCharge.mo", "text": "model X end X;"}, caller="agent:modelica"
+        )
+        assert not by_default.ok and "No Modelica task run is active" in by_default.error.message
+        named = context.registry.call(
+            "write_file",
+            {"run": run.id, "path": "RCCharge.mo", "text": "model X end X;"},
+            caller="agent:modelica",
+        )
+        assert not named.ok and "driven by its own agent loop" in named.error.message
+        assert run.workspace.read("RCCharge.mo") == FAULTY  # untouched
+        watched = context.registry.call("ledger_status", {"run": run.id}, caller="agent:modelica")
+        assert watched.ok and watched.result["run"] == run.id
+        own = context.registry.call(
+            "read_file", {"run": run.id, "path": "RCCharge.mo"}, caller="agent:modelica-harness"
+        )
+        assert own.ok and own.result["text"] == FAULTY
+    finally:
+        run.finish()
+        harness.forget_run(run.id)

@@ -8,7 +8,10 @@ next (supervisor and specialists share one script, as they share one model)::
      {"content": "5", "usage": {"input_tokens": 120, "output_tokens": 2}}]
 
 `args` given as a string is what the model "sent": it is parsed like a real backend would, so
-broken JSON ends up in `invalid_tool_calls`. Without "usage", tokens are estimated (chars / 4).
+broken JSON ends up in `invalid_tool_calls`. "usage" is LangChain's usage_metadata, cache counts
+included as a real backend reports them: {"input_tokens": 900, "output_tokens": 40,
+"input_token_details": {"cache_read": 800, "cache_creation": 0}} (input_tokens counts the cached
+input too). Without "usage", tokens are estimated (chars / 4).
 Replies stream word by word, so token streaming is exercised too.
 """
 

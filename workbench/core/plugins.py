@@ -8,6 +8,7 @@ only by the bench, services only by `workbench --headless serve` and the desktop
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import traceback
 from collections.abc import Callable, Iterable, Iterator
@@ -103,6 +104,33 @@ def is_service(item: object) -> TypeGuard[Service]:
 
 
 @dataclass(frozen=True)
+class PluginCommand:
+    """A headless command a plugin adds: `workbench --headless <plugin> <name> ...`.
+
+    `add_arguments` declares its arguments on its own subparser; `run` gets the app context
+    (an AppContext: not named here, the context module imports this one) and the parsed
+    arguments, and returns the exit code."""
+
+    name: str
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[Any, argparse.Namespace], int]
+
+
+def is_plugin_command(item: object) -> TypeGuard[PluginCommand]:
+    """What a plugin's commands factory must return a list of."""
+    return isinstance(item, PluginCommand)
+
+
+def plugin_commands(plugin: Plugin) -> list[PluginCommand]:
+    """The plugin's headless commands, imported now (only when one of them is asked for)."""
+    if plugin.commands is None:
+        return []
+    factory: Callable[[], list[object]] = load_reference(plugin.commands)
+    return _all_of(is_plugin_command, list(factory()), plugin.commands)
+
+
+@dataclass(frozen=True)
 class Plugin:
     name: str
     title: str
@@ -115,6 +143,7 @@ class Plugin:
     checks: str | None = None  # "module:function" returning list[doctor check functions]
     services: str | None = None  # "module:function(app context)" returning list[Service]
     executors: str | None = None  # "module:function" returning bench executors (`--executor`)
+    commands: str | None = None  # "module:function" returning headless commands (PluginCommand)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""The ledger view: subjects, their candidates x invariants (colour coded), readiness, submissions.
+"""The ledger view: subjects, their candidates x invariants (colour coded), readiness, submissions,
+and the chosen cell's evidence with its trajectory and bound (ledger_evidence.py).
 
 Reading the ledger touches SQLite, so a snapshot is taken on a worker thread and only painted on
 the GUI thread. Bursts of LedgerChanged events coalesce into one refresh.
@@ -41,6 +42,7 @@ from workbench.core.ledger import (
 )
 from workbench.ui.async_loop import start_task
 from workbench.ui.bridge import subscribe_in_gui
+from workbench.ui.ledger_evidence import EvidencePanel
 
 STATUS_COLOURS = {
     Status.SUPPORTED: "#b7e4c7",
@@ -129,6 +131,7 @@ class LedgerView(QWidget):
         self.snapshot = LedgerSnapshot(subjects=[])
         self._refreshing = False
         self._stale = False
+        self._room_wanted = False
 
         self.subject_box = QComboBox()
         self.subject_box.setObjectName("ledger-subjects")
@@ -154,6 +157,7 @@ class LedgerView(QWidget):
         self.status_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         fit_columns_to_content(self.status_table)
         self.status_table.itemSelectionChanged.connect(self._show_selected_readiness)
+        self.status_table.currentCellChanged.connect(self._show_cell_evidence)
         self.readiness_label = QLabel()
         self.readiness_label.setObjectName("ledger-readiness")
         self.readiness_label.setWordWrap(True)
@@ -168,6 +172,7 @@ class LedgerView(QWidget):
         self.submissions_table.verticalHeader().hide()
         fit_columns_to_content(self.submissions_table)
         self.submissions_title = QLabel("Submissions")
+        self.evidence = EvidencePanel(context)  # the chosen cell's evidence and trajectory
 
         upper = QWidget()
         upper_layout = QVBoxLayout(upper)
@@ -181,15 +186,18 @@ class LedgerView(QWidget):
         lower_layout.setContentsMargins(0, 0, 0, 0)
         lower_layout.addWidget(self.submissions_title)
         lower_layout.addWidget(self.submissions_table)
-        splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter = splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(upper)
+        splitter.addWidget(self.evidence)
         splitter.addWidget(lower)
         splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 1)
+        splitter.setStretchFactor(1, 3)
+        splitter.setStretchFactor(2, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(*(LEDGER_MARGIN,) * 4)
         layout.addWidget(splitter)
 
+        self.evidence.shown.connect(self._make_room_for_evidence)
         subscribe_in_gui(context.bus, LedgerChanged, lambda _event: self.refresh(), self)
         self.refresh()
 
@@ -234,6 +242,7 @@ class LedgerView(QWidget):
         self._show_status_table(snapshot)
         self._show_submissions(snapshot.submissions)
         self._show_selected_readiness()
+        self.evidence.refresh()  # new evidence may have arrived for the cell it shows
 
     def _show_status_table(self, snapshot: LedgerSnapshot) -> None:
         table = self.status_table
@@ -327,6 +336,24 @@ class LedgerView(QWidget):
             return
         report = self.snapshot.readiness.get(candidates[row].id)
         self.readiness_label.setText(report.explain() if report else "")
+
+    def _show_cell_evidence(self, row: int, column: int, *_previous: int) -> None:
+        """A status cell (not the Ready column) chosen: show its evidence and trajectory."""
+        candidates, invariants = self.snapshot.candidates, self.snapshot.invariants
+        if 0 <= row < len(candidates) and 1 <= column <= len(invariants):
+            self._room_wanted = True  # once per choice: a later refresh keeps the person's sizes
+            self.evidence.show_cell(candidates[row].id, invariants[column - 1].name)
+
+    def _make_room_for_evidence(self) -> None:
+        """Give the evidence pane the height it asks for, taken from the status table's pane."""
+        if not self._room_wanted:
+            return
+        self._room_wanted = False
+        sizes = self.splitter.sizes()
+        wanted = self.evidence.sizeHint().height()
+        missing = min(wanted - sizes[1], sizes[0] - self.status_table.minimumSizeHint().height())
+        if missing > 0:
+            self.splitter.setSizes([sizes[0] - missing, sizes[1] + missing, *sizes[2:]])
 
 
 class LedgerDock(QDockWidget):

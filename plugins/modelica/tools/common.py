@@ -108,14 +108,23 @@ class RunArg(ToolArgs):
     run: SkipJsonSchema[str | None] = None
 
 
-def optional_run(args: RunArg) -> harness.Run | None:
-    """The task run the call names, or the single running one; None outside task runs."""
-    return harness.find_run(args.run)
+def optional_run(args: RunArg, context: ToolContext) -> harness.Run | None:
+    """The task run the call names, or the single running one; None outside task runs. A run
+    another caller's loop drives is refused (harness.find_run)."""
+    return harness.find_run(args.run, context.caller)
 
 
-def required_run(args: RunArg) -> harness.Run:
+def watched_run(args: RunArg) -> harness.Run:
+    """The named (or single running) run, to read only: any caller may watch any run."""
+    return _required(harness.find_run(args.run))
+
+
+def required_run(args: RunArg, context: ToolContext) -> harness.Run:
     """As `optional_run`, for tools that only make sense on a task's ledger."""
-    run = harness.find_run(args.run)
+    return _required(harness.find_run(args.run, context.caller))
+
+
+def _required(run: harness.Run | None) -> harness.Run:
     if run is None:
         raise ToolFailure(
             "No Modelica task run is active, and this tool works on a task's ledger.",

@@ -27,7 +27,7 @@ MAX_READ_BYTES = 512 * 1024
 
 
 def read_file(args: ReadArgs, context: ToolContext) -> ReadResult:
-    run = required_run(args)
+    run = required_run(args, context)
     run.guard("read_file")
     path = run.workspace.resolve(args.path)
     if not path.is_file():
@@ -58,7 +58,7 @@ class WriteResult(BaseModel):
 
 
 def write_file(args: WriteArgs, context: ToolContext) -> WriteResult:
-    run = required_run(args)
+    run = required_run(args, context)
     run.guard("write_file")
     previous = run.candidate.id if run.candidate else None
     path = run.workspace.write(args.path, args.text)

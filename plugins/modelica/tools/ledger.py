@@ -15,7 +15,12 @@ from workbench.core.ledger import InvariantKind, LedgerError
 from workbench.core.tools import SideEffect, Tool, ToolContext, ToolFailure
 from workbench_plugins.modelica import observables
 from workbench_plugins.modelica.run_status import StatusOutput, status_of
-from workbench_plugins.modelica.tools.common import RunArg, optional_run, required_run
+from workbench_plugins.modelica.tools.common import (
+    RunArg,
+    optional_run,
+    required_run,
+    watched_run,
+)
 from workbench_plugins.modelica.tools.simulation import load_simulation
 
 P = ParamSpec("P")
@@ -80,7 +85,7 @@ class ObservableOutput(observables.Measurement):
 
 
 def evaluate_observable(args: ObservableArgs, context: ToolContext) -> ObservableOutput:
-    run = optional_run(args)
+    run = optional_run(args, context)
     if run is not None:
         run.guard("evaluate_observable")
     record = load_simulation(context, run, args.sim)
@@ -122,7 +127,7 @@ class AnyResult(BaseModel):
 
 
 def add_invariant(args: InvariantArgs, context: ToolContext) -> AnyResult:
-    run = required_run(args)
+    run = required_run(args, context)
     run.guard("add_invariant")
     defined = _ledger(
         context.app.ledger.define_invariant,
@@ -160,7 +165,7 @@ class EvidenceOutput(BaseModel):
 
 
 def record_evidence(args: EvidenceArgs, context: ToolContext) -> EvidenceOutput:
-    run = required_run(args)
+    run = required_run(args, context)
     run.guard("record_evidence")
     ledger = context.app.ledger
     invariant = _ledger(ledger.invariant, run.subject, args.invariant)
@@ -206,7 +211,7 @@ def record_evidence(args: EvidenceArgs, context: ToolContext) -> EvidenceOutput:
 
 # -- status and submission ---------------------------------------------------------------------
 def ledger_status(args: RunArg, context: ToolContext) -> StatusOutput:
-    return status_of(required_run(args))
+    return status_of(watched_run(args))
 
 
 class SubmitArgs(RunArg):
@@ -224,7 +229,7 @@ class SubmitOutput(BaseModel):
 
 
 def submit(args: SubmitArgs, context: ToolContext) -> SubmitOutput:
-    run = required_run(args)
+    run = required_run(args, context)
     submitted = run.submit(args.candidate, note=args.note, override=args.override)
     return SubmitOutput(
         submission_id=submitted.id,

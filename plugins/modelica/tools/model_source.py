@@ -66,14 +66,18 @@ def model_source(args: ModelArgs, context: ToolContext, run: harness.Run | None)
 
 
 def named_libraries(args: ModelArgs, context: ToolContext) -> list[Path]:
-    """Library folders named in the call: confined like every file a tool reads."""
+    """Library folders named in the call: confined like every file a tool reads; inside a task
+    run, to the run's workspace (a compiler given a benchmark's folder would load its contracts)."""
+    run = optional_run(args, context)
+    if run is not None:
+        return [run.workspace.resolve(folder) for folder in args.libraries]
     return [context.file(folder, mode="read") for folder in args.libraries]
 
 
 def model_paths(args: ModelArgs, context: ToolContext) -> None:
     """The registry's `files`: outside a task run, the model file and libraries named in the
     call must be inside the workspace or an allowed folder, or confirmed by a person."""
-    if optional_run(args) is None and args.file:
+    if optional_run(args, context) is None and args.file:
         context.file(args.file, mode="read")
     named_libraries(args, context)
 

@@ -45,7 +45,7 @@ class CheckOutput(CheckResult):
 
 
 def check_model(args: ModelArgs, context: ToolContext) -> CheckOutput:
-    run = optional_run(args)
+    run = optional_run(args, context)
     if run is not None:
         run.guard("check_model")
     result = backend_for(args, context).check(model_source(args, context, run))
@@ -124,7 +124,7 @@ def _execute(
 
 
 def simulate(args: SimulateArgs, context: ToolContext) -> SimulateOutput:
-    run = optional_run(args)
+    run = optional_run(args, context)
     parameters = dict(args.parameters)
     candidate = None
     sim_id = ""
