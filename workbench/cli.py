@@ -109,6 +109,14 @@ def _add_bench_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
         metavar="M",
         help="model to evaluate (repeatable; default: reference)",
     )
+    bench.add_argument(
+        "--judge",
+        default="",
+        metavar="MODEL",
+        help="the judge model of suites that grade with one (engjudge): any model spec, or "
+        "'rubric' (a rule-based stand-in for CI); default: 'rubric' for the reference and "
+        "off-target policies, the --model itself for a model",
+    )
     bench.add_argument("--seeds", nargs="+", type=int, default=[0], metavar="S")
     bench.add_argument(
         "--examples", type=int, metavar="N", help="the first N examples of every task style"

@@ -95,6 +95,7 @@ def plan_from_arguments(suites: dict[str, Suite], args: argparse.Namespace) -> l
         args.seeds,
         args.examples,
         args.patterns,
+        judge=getattr(args, "judge", "") or "",
     )
 
 
@@ -150,6 +151,7 @@ def summary_table(outcome: BenchOutcome, out: Path) -> Table:
         "style",
         "condition",
         "model",
+        "judge",
         "cells",
         "errors",
         "score",
@@ -163,6 +165,7 @@ def summary_table(outcome: BenchOutcome, out: Path) -> Table:
             row["style"],
             row["condition"],
             row["model"],
+            row["judge"],
             str(row["cells"]),
             str(row["errors"]),
         ]

@@ -37,11 +37,14 @@ class PlannedCell:
     model: str
     seed: int
     budget: AgentBudget | None = None
+    judge: str = ""  # the judge model of a suite that judges (Suite.judge_for), else ""
 
     @property
     def key(self) -> str:
-        tag = self.budget.tag if self.budget else ""
-        return cell_key(self.suite, self.task.id, self.model, self.seed, tag)
+        tags = [self.budget.tag if self.budget else "", f"judge={self.judge}" if self.judge else ""]
+        return cell_key(
+            self.suite, self.task.id, self.model, self.seed, "|".join(filter(None, tags))
+        )
 
     def to_json(self) -> dict[str, Any]:
         """What another process needs to find this cell again among its own suites."""
@@ -52,6 +55,7 @@ class PlannedCell:
             "model": self.model,
             "seed": self.seed,
             "budget": asdict(self.budget) if self.budget else None,
+            "judge": self.judge,
         }
 
 
@@ -69,7 +73,8 @@ def cell_from_json(data: dict[str, Any], suites: dict[str, Suite]) -> PlannedCel
             "version of its plugin as where the bench was planned."
         )
     budget = AgentBudget(**data["budget"]) if data.get("budget") else None
-    return PlannedCell(data["suite"], task, data["model"], int(data["seed"]), budget)
+    judge = str(data.get("judge") or "")
+    return PlannedCell(data["suite"], task, data["model"], int(data["seed"]), budget, judge)
 
 
 def load_suites(context: AppContext) -> dict[str, Suite]:
@@ -142,7 +147,12 @@ def execute_cell(suite: Suite, cell: PlannedCell, context: AppContext, out: Path
         app = context.for_workspace(folder)  # shares the warm job workers
         try:
             produced = dict(
-                suite.run(cell.task, cell.model, cell.seed, CellContext(app, folder, cell.budget))
+                suite.run(
+                    cell.task,
+                    cell.model,
+                    cell.seed,
+                    CellContext(app, folder, cell.budget, cell.judge),
+                )
             )
         finally:
             app.close()
@@ -172,6 +182,7 @@ def cell_record(cell: PlannedCell) -> CellRecord:
         "model": cell.model,
         "seed": cell.seed,
         **({"budget": asdict(cell.budget)} if cell.budget else {}),
+        **({"judge": cell.judge} if cell.judge else {}),
     }
 
 

@@ -16,7 +16,8 @@ from typing import Any, TypedDict
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
 WORKSPACE = "workspace"  # <out>/workspace holds the run records; each cell's folder is its own
-GROUP_KEYS = ("suite", "problem", "style", "condition", "model")
+# "judge": the judge model of a suite that judges ("" for the others and older records)
+GROUP_KEYS = ("suite", "problem", "style", "condition", "model", "judge")
 # A finished cell as `results.jsonl` keeps it: the runner's keys (key, suite, task, problem, style,
 # condition, model, seed, status, scores, details, duration_s, error...) plus whatever a suite put
 # in its details; plain JSON, read and written by suites' reports too.
@@ -31,6 +32,7 @@ class SummaryRow(TypedDict):
     style: str
     condition: str
     model: str
+    judge: str
     cells: int
     errors: int
     mean: dict[str, float]
@@ -78,12 +80,13 @@ def read_cells(folder: Path) -> dict[str, CellRecord]:
 
 
 def summarise(cells: list[CellRecord]) -> list[SummaryRow]:
-    """Per (suite, problem, style, condition, model): how many cells and the mean of every score."""
+    """Per (suite, problem, style, condition, model, judge): how many cells and the mean of
+    every score."""
     groups: dict[tuple[str, ...], list[CellRecord]] = defaultdict(list)
     for cell in cells:
         groups[tuple(str(cell.get(key, "")) for key in GROUP_KEYS)].append(cell)
     rows = []
-    for (suite, problem, style, condition, model), members in sorted(groups.items()):
+    for (suite, problem, style, condition, model, judge), members in sorted(groups.items()):
         scores: dict[str, list[float]] = defaultdict(list)
         for member in members:
             for name, value in member.get("scores", {}).items():
@@ -96,6 +99,7 @@ def summarise(cells: list[CellRecord]) -> list[SummaryRow]:
                 style=style,
                 condition=condition,
                 model=model,
+                judge=judge,
                 cells=len(members),
                 errors=sum(member["status"] != "ok" for member in members),
                 mean={name: fmean(values) for name, values in sorted(scores.items())},

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 
@@ -69,9 +69,12 @@ def plan(
     seeds: list[int],
     examples: int | None = None,
     patterns: Iterable[str] = (),
+    judge: str = "",
 ) -> list[PlannedCell]:
     """Every (task, model, seed) of the named suites (all suites when only `patterns` narrow
-    the tasks); naming neither, the smoke selection (see `smoke_plan`)."""
+    the tasks); naming neither, the smoke selection (see `smoke_plan`). `judge` (`--judge`)
+    goes to the suites that judge (`Suite.judge_for`); asking for one where none judges is an
+    error, not silently ignored."""
     unknown = [name for name in names if name not in suites]
     if unknown:
         raise BenchError(
@@ -82,7 +85,7 @@ def plan(
         raise BenchError("--examples must be at least 1.")
     wanted = split_patterns(patterns)
     if not names and not wanted:
-        return smoke_plan(suites, models, seeds, examples)
+        return with_judges(suites, smoke_plan(suites, models, seeds, examples), judge)
     cells, unmatched = [], set(wanted)
     for name in names or sorted(suites):
         tasks = suites[name].tasks()
@@ -97,7 +100,24 @@ def plan(
             f"--tasks {', '.join(sorted(unmatched))} matches no task id or style of "
             f"{', '.join(names or sorted(suites))}. See `workbench --headless bench --list`."
         )
-    return cells
+    return with_judges(suites, cells, judge)
+
+
+def with_judges(
+    suites: dict[str, Suite], cells: list[PlannedCell], judge: str
+) -> list[PlannedCell]:
+    """Each cell with the judge its suite grades it with; BenchError when `--judge` was given
+    and no planned suite uses a judge."""
+    judged = [
+        replace(cell, judge=suites[cell.suite].judge_for(cell.model, judge)) for cell in cells
+    ]
+    if judge and cells and not any(cell.judge for cell in judged):
+        planned = ", ".join(sorted({cell.suite for cell in cells}))
+        raise BenchError(
+            f"--judge {judge}: none of the planned suites ({planned}) uses a judge model; "
+            "leave --judge out, or name a suite that judges (e.g. engjudge)."
+        )
+    return judged
 
 
 def smoke_plan(

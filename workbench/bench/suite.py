@@ -48,6 +48,7 @@ class CellContext:
     app: AppContext  # on the cell's own workspace (store, artifacts, ledger, chats): `folder`
     folder: Path  # where the cell may write files (kept with the results)
     budget: AgentBudget | None = None  # None: the suite's own limits for agents
+    judge: str = ""  # the model that grades this cell (`bench --judge`), for suites that judge
 
     @property
     def caller(self) -> str:
@@ -76,6 +77,13 @@ class Suite(ABC):
         """Write this suite's report (tables, plots) into the results folder after a run and
         return its main file; the default writes none."""
         return None
+
+    def judge_for(self, model: str, requested: str) -> str:
+        """The judge of `model`'s cells, when `bench --judge` asked for `requested` ("" when
+        not given). A suite whose scores come from a judge model returns one (its default when
+        none was asked for); the judge is then part of the cell key, so a cell graded by another
+        judge is another cell. The default: "", this suite uses no judge."""
+        return ""
 
     def smoke_tasks(self) -> list[BenchTask]:
         """The default selection (`bench` naming no suite) plays these with the reference."""

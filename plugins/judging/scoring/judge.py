@@ -1,0 +1,248 @@
+"""The judge's calls: one structured-output call per stage and three meta checks (coverage,
+verbosity, physical sanity), each through LangChain's `with_structured_output` (tool calling), so
+any chat model with tools can judge, and a ScriptedChatModel can be scripted to.
+
+A reply that cannot be read (no tool call, broken JSON, fields out of range) is asked again ONCE,
+with a note saying what was wrong; a second bad reply (or a call that raises twice) is recorded as
+a JudgeFailure and gives no score. Every call records its tokens (the backend's usage), seconds,
+attempts and whether it was retried.
+
+The human message of each call starts with a line naming what is judged ("STAGE: ES",
+"CHECK: coverage", "CHECK: single_pass"), then the problem, the ground-truth answer (a line
+"GROUND TRUTH ANSWER: ...") and the text judged (after a line "SOLUTION:"); with `images` the
+diagram PNG follows as an image content block (base64 data URL, read by OpenAI and Ollama).
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel, Field
+
+from workbench.agents.accounting import usage_of
+from workbench.agents.backends import make_chat_model
+from workbench.agents.model_errors import is_model_error
+from workbench.core.settings import Settings
+from workbench_plugins.judging.problems.model import Problem
+from workbench_plugins.judging.scoring.aggregate import MetaJudgement, StageVerdict
+from workbench_plugins.judging.scoring.prompts import META_SYSTEM, stage_system
+from workbench_plugins.judging.scoring.stages import STAGE_NAMES
+
+CallKind = Literal["stage", "meta", "single_pass"]
+Reply = TypeVar("Reply", bound=BaseModel)
+ATTEMPTS = 2  # the first call and one retry
+
+
+class CallRecord(BaseModel):
+    """One judge call as it went: what it judged, whether it gave a usable verdict, its cost."""
+
+    kind: CallKind
+    stage: str  # a stage code, "coverage", "verbosity", "sanity" or "all"
+    ok: bool
+    tokens_in: int
+    tokens_out: int
+    seconds: float
+    retried: bool
+    attempts: int
+
+
+class JudgeFailure(BaseModel):
+    """A judge call that gave no usable verdict after its retry: recorded, never scored."""
+
+    kind: CallKind
+    stage: str
+    reason: str
+
+
+class GradingCancelled(RuntimeError):
+    """Raised between judge calls when the caller's `cancelled()` says so."""
+
+
+class CoverageVerdict(BaseModel):
+    """How completely the solution addresses what was asked."""
+
+    score: float = Field(ge=0, le=10, description="0-10; 10 means everything asked is addressed.")
+    comment: str = Field(default="", description="What is left out, if anything.")
+
+
+class VerbosityVerdict(BaseModel):
+    """How concise and direct the solution is."""
+
+    score: float = Field(ge=0, le=10, description="0-10; 10 means direct, without filler.")
+    comment: str = Field(default="", description="What is superfluous, if anything.")
+
+
+class SanityVerdict(BaseModel):
+    """Whether the solution violates a fundamental physical law."""
+
+    sanity_fail: bool = Field(description="True when a fundamental physical law is violated.")
+    comment: str = Field(default="", description="Which law, if any.")
+
+
+def judge_model(judge: BaseChatModel | str, settings: Settings | None = None) -> BaseChatModel:
+    """The judge as a chat model: given, or made from a spec such as "ollama:qwen3:8b"."""
+    if isinstance(judge, BaseChatModel):
+        return judge
+    return make_chat_model(judge, settings or Settings())
+
+
+def problem_text(problem: Problem) -> str:
+    """The problem as the judge reads it (the answer is given separately)."""
+    given = "\n".join(f"- {name} = {value}" for name, value in problem.given.items())
+    return f"{problem.title}\n{problem.statement}\nGiven:\n{given}\nFind: {problem.asked}."
+
+
+def image_block(png: bytes) -> dict[str, Any]:
+    """A PNG as a LangChain image content block (a base64 data URL)."""
+    encoded = base64.b64encode(png).decode("ascii")
+    return {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{encoded}"}}
+
+
+def _reason(result: Any) -> str:
+    """Why a structured reply could not be used, in words."""
+    if not isinstance(result, dict):
+        return f"unexpected reply {type(result).__name__}"
+    if result.get("parsing_error") is not None:
+        return f"the verdict did not fit the schema: {result['parsing_error']}"[:500]
+    raw = result.get("raw")
+    if getattr(raw, "invalid_tool_calls", None):
+        return "the tool call's arguments were not valid JSON"
+    return "the reply had no tool call with a verdict"
+
+
+class JudgeSession:
+    """The judge calls for one solution: builds the messages, retries once, records each call."""
+
+    def __init__(
+        self,
+        model: BaseChatModel,
+        problem: Problem,
+        *,
+        images: bool = False,
+        on_call: Callable[[CallRecord], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> None:
+        self.model = model
+        self.problem = problem
+        self.images = images
+        self.on_call = on_call
+        self.cancelled = cancelled
+        self.calls: list[CallRecord] = []
+        self.failures: list[JudgeFailure] = []
+        # set when the judge's backend failed (server down, model missing): the calls after it
+        # are recorded as failures without asking, not each retried against a dead server
+        self.unreachable = ""
+        self._diagram: bytes | None = None
+
+    def message(self, heading: str, text: str) -> HumanMessage:
+        """The human message: what is judged, the problem, the ground truth, the text, the
+        diagram (as an image, when the judge takes images)."""
+        truth = f"{self.problem.answer_value:.6g} {self.problem.answer_unit}".strip()
+        body = (
+            f"{heading}\nPROBLEM:\n{problem_text(self.problem)}\n"
+            f"GROUND TRUTH ANSWER: {truth}\nSOLUTION:\n{text}"
+        )
+        if not self.images:
+            return HumanMessage(body)
+        if self._diagram is None:
+            self._diagram = self.problem.diagram_png()
+        content: list[str | dict[str, Any]] = [
+            {"type": "text", "text": body},
+            image_block(self._diagram),
+        ]
+        return HumanMessage(content=content)
+
+    def ask(
+        self, kind: CallKind, stage: str, schema: type[Reply], messages: list[BaseMessage]
+    ) -> Reply | None:
+        """One call with its single retry; the verdict, or None after recording a failure."""
+        if self.cancelled is not None and self.cancelled():
+            raise GradingCancelled("grading was cancelled")
+        runnable = self.model.with_structured_output(schema, include_raw=True)
+        tokens_in = tokens_out = attempts = 0
+        verdict: Reply | None = None
+        reason = self.unreachable  # not asked again: the same cause as the call that met it
+        started = time.perf_counter()
+        while attempts < ATTEMPTS and verdict is None and not self.unreachable:
+            attempts += 1
+            try:
+                result = runnable.invoke(messages)
+            except Exception as error:  # a backend or script error counts as a bad attempt
+                reason = f"the call failed: {type(error).__name__}: {error}"[:500]
+                if is_model_error(error):  # no retry: the next attempt meets the same server
+                    self.unreachable = reason
+                continue
+            reply: dict[str, Any] = result if isinstance(result, dict) else {}
+            usage = usage_of(reply.get("raw"))
+            tokens_in += usage["input_tokens"]
+            tokens_out += usage["output_tokens"]
+            parsed = reply.get("parsed")
+            if isinstance(parsed, schema) and reply.get("parsing_error") is None:
+                verdict = parsed
+                continue
+            reason = _reason(result)
+            retry_note = HumanMessage(
+                f"Your reply could not be read ({reason}). Answer again by calling the tool "
+                f"{schema.__name__} once, with valid arguments."
+            )
+            messages = [*messages, retry_note]
+        record = CallRecord(
+            kind=kind,
+            stage=stage,
+            ok=verdict is not None,
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
+            seconds=time.perf_counter() - started,
+            retried=attempts > 1,
+            attempts=attempts,
+        )
+        self.calls.append(record)
+        if verdict is None:
+            self.failures.append(JudgeFailure(kind=kind, stage=stage, reason=reason))
+        if self.on_call is not None:
+            self.on_call(record)
+        return verdict
+
+    def judge_stage(self, stage: str, content: str) -> StageVerdict | None:
+        """The errors and fatal flags of one stage's text."""
+        heading = f"STAGE: {stage} ({STAGE_NAMES[stage]})"
+        messages = [SystemMessage(stage_system(stage)), self.message(heading, content)]
+        return self.ask("stage", stage, StageVerdict, messages)
+
+    def judge_meta(self, solution: str) -> MetaJudgement | None:
+        """Coverage, verbosity and sanity of the whole solution (three calls, all made even when
+        one fails); None when any of them failed."""
+        schemas: dict[str, type[BaseModel]] = {
+            "coverage": CoverageVerdict,
+            "verbosity": VerbosityVerdict,
+            "sanity": SanityVerdict,
+        }
+        verdicts: dict[str, Any] = {}
+        for check, schema in schemas.items():
+            messages = [
+                SystemMessage(META_SYSTEM[check]),
+                self.message(f"CHECK: {check}", solution),
+            ]
+            verdicts[check] = self.ask("meta", check, schema, messages)
+        coverage, verbosity, sanity = (
+            verdicts["coverage"],
+            verdicts["verbosity"],
+            verdicts["sanity"],
+        )
+        if coverage is None or verbosity is None or sanity is None:
+            return None
+        return MetaJudgement(
+            coverage=coverage.score,
+            verbosity=verbosity.score,
+            sanity_fail=sanity.sanity_fail,
+            comments={
+                "coverage": coverage.comment,
+                "verbosity": verbosity.comment,
+                "sanity": sanity.comment,
+            },
+        )
