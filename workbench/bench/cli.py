@@ -144,31 +144,13 @@ def executor_options(args: argparse.Namespace) -> dict[str, str]:
 
 
 def summary_table(outcome: BenchOutcome, out: Path) -> Table:
-    """One row per summary group and score (its mean); the group's columns only on its first."""
-    table = Table(
-        "suite",
-        "problem",
-        "style",
-        "condition",
-        "model",
-        "judge",
-        "cells",
-        "errors",
-        "score",
-        "mean",
-        title=f"{out}/summary.json",
-    )
+    """One row per summary group and score (its mean); the group's columns only on its first.
+    The judge column only when a suite was graded by one (it would narrow the others)."""
+    judged = any(row["judge"] for row in outcome.summary)
+    keys = ["suite", "problem", "style", "condition", "model", *(["judge"] if judged else [])]
+    table = Table(*keys, "cells", "errors", "score", "mean", title=f"{out}/summary.json")
     for row in outcome.summary:
-        group = [
-            row["suite"],
-            row["problem"],
-            row["style"],
-            row["condition"],
-            row["model"],
-            row["judge"],
-            str(row["cells"]),
-            str(row["errors"]),
-        ]
+        group = [*(row[key] for key in keys), str(row["cells"]), str(row["errors"])]
         for name, value in row["mean"].items() or [("", None)]:
             table.add_row(*group, name, "" if value is None else f"{value:.4g}")
             group = [""] * len(group)
