@@ -10,6 +10,7 @@ What the printer received (`received()`) is what the tests read.
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import pytest
@@ -139,6 +140,10 @@ def test_a_printer_that_stops_answering_is_stopped_safely(tmp_path: Path) -> Non
 
     with VirtualPrinter(tmp_path / "vp", settings={"sendWait": False}, speed=SPEED) as printer:
         host = asyncio.run(scenario(printer))
+        # the host wrote the heaters-off lines; the printer reads its port in its own time
+        deadline = time.monotonic() + 10
+        while printer.received()[-2:] != ["M104 S0", "M140 S0"] and time.monotonic() < deadline:
+            time.sleep(0.05)
         received = printer.received()
     assert host.state is HostState.ERROR
     assert "stopped answering" in host.message and "connect again" in host.message

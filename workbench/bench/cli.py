@@ -150,7 +150,9 @@ def summary_table(outcome: BenchOutcome, out: Path) -> Table:
     keys = ["suite", "problem", "style", "condition", "model", *(["judge"] if judged else [])]
     table = Table(*keys, "cells", "errors", "score", "mean", title=f"{out}/summary.json")
     for row in outcome.summary:
-        group = [*(row[key] for key in keys), str(row["cells"]), str(row["errors"])]
+        named = [row["suite"], row["problem"], row["style"], row["condition"], row["model"]]
+        judge = [row["judge"]] if judged else []
+        group = [*named, *judge, str(row["cells"]), str(row["errors"])]
         for name, value in row["mean"].items() or [("", None)]:
             table.add_row(*group, name, "" if value is None else f"{value:.4g}")
             group = [""] * len(group)

@@ -18,11 +18,13 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -144,9 +146,15 @@ class GradingView(QWidget):
         split.addWidget(right)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
+        # the problem and the results side by side need ~800 px: in a narrower dock (the window
+        # at 1024 px with chat and ledger open) they scroll rather than widen the window
+        scroller = QScrollArea()
+        scroller.setWidgetResizable(True)
+        scroller.setFrameShape(QFrame.Shape.NoFrame)
+        scroller.setWidget(split)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
-        layout.addWidget(split)
+        layout.addWidget(scroller)
 
     # -- input ----------------------------------------------------------------------------------
     def show_message(self, text: str) -> None:
