@@ -1,10 +1,8 @@
 """Small helpers the heat-transfer and thermodynamics families share (no FAMILY here, so the
-registry skips this module): seeded parameter draws on round grids, the quantity texts a statement
-and its diagram both show, and the figure-to-PNG step."""
+registry skips this module): the quantity texts a statement and its diagram both show, and their
+figure layouts. Seeded draws and PNG bytes: model.py and diagrams.py, as for every family."""
 
 from __future__ import annotations
-
-import random
 
 import pint
 from matplotlib.axes import Axes
@@ -21,19 +19,6 @@ def quantity(value: str | float, unit: str | None = None) -> pint.Quantity:
     """A quantity of the plugin's one registry, typed for mypy: quantity("25 W/(m²·K)") or
     quantity(22, "degC")."""
     return Q_(value) if unit is None else Q_(value, unit)
-
-
-def rng_for(family: str, seed: int) -> random.Random:
-    """A generator that depends only on the family and the seed (string seeds hash stably)."""
-    return random.Random(f"{family}:{seed}")
-
-
-def pick(rng: random.Random, low: float, high: float, step: float) -> float:
-    """A value on the grid low, low + step, ... <= high, so statements show round numbers and the
-    ground truth is computed from exactly the numbers shown."""
-    count = round((high - low) / step)
-    value = low + step * rng.randint(0, count)
-    return round(value, 10)
 
 
 def text(value: float, unit: str) -> str:
@@ -56,11 +41,6 @@ def new_figure() -> tuple[Figure, Axes]:
     axes.set_xlim(0.0, 1.0)
     axes.set_ylim(0.0, 1.0)
     return figure, axes
-
-
-def png_bytes(figure: Figure) -> bytes:
-    """The figure as PNG bytes (diagrams.png_bytes)."""
-    return diagrams.png_bytes(figure)
 
 
 def chart_figure() -> tuple[Figure, Axes, Axes]:

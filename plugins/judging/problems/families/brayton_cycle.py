@@ -17,13 +17,10 @@ from workbench_plugins.judging.problems import diagrams
 from workbench_plugins.judging.problems.families._thermal import (
     asked_mark,
     chart_figure,
-    pick,
-    png_bytes,
     quantity,
-    rng_for,
     text,
 )
-from workbench_plugins.judging.problems.model import Family, Problem
+from workbench_plugins.judging.problems.model import Family, Problem, pick, seeded_random
 
 NAME = "brayton_cycle"
 
@@ -67,7 +64,7 @@ def brayton_states(given: dict[str, str]) -> BraytonStates:
 
 def make(seed: int) -> Problem:
     """A simple gas-turbine cycle: ambient inlet, pressure ratio 6-14, turbine inlet 1100-1500 K."""
-    rng = rng_for(NAME, seed)
+    rng = seeded_random(NAME, seed)
     given = {
         "P1": text(pick(rng, 95, 101, 1), "kPa"),
         "T1": text(pick(rng, 280, 310, 5), "K"),
@@ -173,7 +170,7 @@ def draw(problem: Problem) -> bytes:
     panel.text(0.02, 0.95, "\n".join(lines), ha="left", va="top", fontsize=8, family="DejaVu Sans")
     question = "eta_th = ?" if "efficiency" in problem.asked else "w_net = ? (kJ/kg)"
     asked_mark(panel, (0.45, 0.1), question)
-    return png_bytes(figure)
+    return diagrams.png_bytes(figure)
 
 
 FAMILY = Family(

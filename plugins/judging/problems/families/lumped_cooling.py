@@ -14,13 +14,10 @@ from workbench_plugins.judging.problems import diagrams
 from workbench_plugins.judging.problems.families._thermal import (
     GIVEN_BOX,
     new_figure,
-    pick,
-    png_bytes,
     quantity,
-    rng_for,
     text,
 )
-from workbench_plugins.judging.problems.model import Family, Problem
+from workbench_plugins.judging.problems.model import Family, Problem, pick, seeded_random
 
 NAME = "lumped_cooling"
 
@@ -61,7 +58,7 @@ def _number(quantity_text: str) -> float:
 
 def make(seed: int) -> Problem:
     """A sphere of a common metal cooled in air or oil from a few hundred °C."""
-    rng = rng_for(NAME, seed)
+    rng = seeded_random(NAME, seed)
     metal = rng.choice(sorted(METALS))
     fluid_name = rng.choice(sorted(FLUIDS))
     density, specific_heat, conductivity = METALS[metal]
@@ -133,7 +130,7 @@ def draw(problem: Problem) -> bytes:
     chart = figure.add_axes((0.62, 0.2, 0.34, 0.6))
     _sketch_cooling(chart, given)
     axes.text(0.5, 0.03, problem.title, ha="center", fontsize=8, style="italic")
-    return png_bytes(figure)
+    return diagrams.png_bytes(figure)
 
 
 def _sketch_cooling(chart: Axes, given: dict[str, str]) -> None:

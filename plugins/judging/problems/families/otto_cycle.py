@@ -15,13 +15,10 @@ from workbench_plugins.judging.problems import diagrams
 from workbench_plugins.judging.problems.families._thermal import (
     asked_mark,
     chart_figure,
-    pick,
-    png_bytes,
     quantity,
-    rng_for,
     text,
 )
-from workbench_plugins.judging.problems.model import Family, Problem
+from workbench_plugins.judging.problems.model import Family, Problem, pick, seeded_random
 
 NAME = "otto_cycle"
 
@@ -67,7 +64,7 @@ def otto_cycle(given: dict[str, str]) -> OttoCycle:
 
 def make(seed: int) -> Problem:
     """A spark-ignition engine cycle: compression ratio 7-11, 800-1800 kJ/kg heat input."""
-    rng = rng_for(NAME, seed)
+    rng = seeded_random(NAME, seed)
     given = {
         "r": text(pick(rng, 7, 11, 0.5), ""),
         "P1": text(pick(rng, 90, 100, 5), "kPa"),
@@ -158,7 +155,7 @@ def draw(problem: Problem) -> bytes:
     panel.text(0.02, 0.95, "\n".join(lines), ha="left", va="top", fontsize=8)
     question = "mep = ? (kPa)" if "mean effective" in problem.asked else "w_net = ? (kJ/kg)"
     asked_mark(panel, (0.45, 0.1), question)
-    return png_bytes(figure)
+    return diagrams.png_bytes(figure)
 
 
 FAMILY = Family(

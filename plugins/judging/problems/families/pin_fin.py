@@ -17,13 +17,10 @@ from workbench_plugins.judging.problems.families._thermal import (
     article,
     asked_mark,
     new_figure,
-    pick,
-    png_bytes,
     quantity,
-    rng_for,
     text,
 )
-from workbench_plugins.judging.problems.model import Family, Problem
+from workbench_plugins.judging.problems.model import Family, Problem, pick, seeded_random
 
 NAME = "pin_fin"
 
@@ -62,7 +59,7 @@ def _number(quantity_text: str) -> float:
 
 def make(seed: int) -> Problem:
     """A metal pin, a few mm thick and a few cm long, on a wall at 60-150 °C in air."""
-    rng = rng_for(NAME, seed)
+    rng = seeded_random(NAME, seed)
     metal = rng.choice(sorted(METALS))
     given = {
         "D": text(pick(rng, 3, 10, 0.5), "mm"),
@@ -132,7 +129,7 @@ def draw(problem: Problem) -> bytes:
         asked_mark(axes, (0.8, 0.65), "T_tip = ?")
         diagrams.arrow(axes, (0.78, 0.62), (0.725, 0.57), color=diagrams.LOAD, width=1.0)
     axes.text(0.5, 0.03, problem.title, ha="center", fontsize=8, style="italic")
-    return png_bytes(figure)
+    return diagrams.png_bytes(figure)
 
 
 FAMILY = Family(

@@ -14,13 +14,10 @@ from workbench_plugins.judging.problems import diagrams
 from workbench_plugins.judging.problems.families._thermal import (
     asked_mark,
     chart_figure,
-    pick,
-    png_bytes,
     quantity,
-    rng_for,
     text,
 )
-from workbench_plugins.judging.problems.model import Family, Problem
+from workbench_plugins.judging.problems.model import Family, Problem, pick, seeded_random
 
 NAME = "polytropic_piston"
 
@@ -46,7 +43,7 @@ def process_results(given: dict[str, str]) -> dict[str, float]:
 
 def make(seed: int) -> Problem:
     """A few litres of air at 100-400 kPa, volume ratio 2-5, n between 1.1 and 1.3 (below k)."""
-    rng = rng_for(NAME, seed)
+    rng = seeded_random(NAME, seed)
     compression = rng.random() < 0.5
     small = pick(rng, 2, 10, 0.5)
     large = round(small * pick(rng, 2, 5, 0.5), 10)
@@ -146,7 +143,7 @@ def draw(problem: Problem) -> bytes:
     panel.text(0.05, 0.55, "\n".join(lines), ha="left", va="top", fontsize=8)
     question = "Q = ? (J)" if "heat" in problem.asked else "W_b = ? (kJ)"
     asked_mark(panel, (0.45, 0.08), question)
-    return png_bytes(figure)
+    return diagrams.png_bytes(figure)
 
 
 FAMILY = Family(

@@ -14,13 +14,10 @@ from workbench_plugins.judging.problems.families._thermal import (
     GIVEN_BOX,
     asked_mark,
     new_figure,
-    pick,
-    png_bytes,
     quantity,
-    rng_for,
     text,
 )
-from workbench_plugins.judging.problems.model import Family, Problem
+from workbench_plugins.judging.problems.model import Family, Problem, pick, seeded_random
 
 NAME = "stefan_tube"
 GAS_CONSTANT = quantity(8.314, "J/(mol*K)")
@@ -54,7 +51,7 @@ def evaporation_rate(given: dict[str, str]) -> float:
 
 def make(seed: int) -> Problem:
     """Water at 20-60 °C in a tube 10-30 mm wide, 50-200 mm of air above the water surface."""
-    rng = rng_for(NAME, seed)
+    rng = seeded_random(NAME, seed)
     celsius = pick(rng, 20, 60, 5)
     saturation = round(saturation_pressure_kpa(celsius), 2)
     given = {
@@ -125,7 +122,7 @@ def draw(problem: Problem) -> bytes:
     ]
     axes.text(0.55, 0.6, "\n".join(lines), ha="left", va="center", fontsize=8, bbox=GIVEN_BOX)
     asked_mark(axes, (0.72, 0.3), "evaporation rate = ? (mg/h)")
-    return png_bytes(figure)
+    return diagrams.png_bytes(figure)
 
 
 FAMILY = Family(

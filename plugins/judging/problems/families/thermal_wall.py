@@ -11,17 +11,15 @@ from typing import Any
 from matplotlib.axes import Axes
 from matplotlib.patches import Rectangle
 
+from workbench_plugins.judging.problems import diagrams
 from workbench_plugins.judging.problems.families._thermal import (
     ASKED,
     GIVEN_BOX,
     new_figure,
-    pick,
-    png_bytes,
     quantity,
-    rng_for,
     text,
 )
-from workbench_plugins.judging.problems.model import Family, Problem
+from workbench_plugins.judging.problems.model import Family, Problem, pick, seeded_random
 
 NAME = "thermal_wall"
 
@@ -76,12 +74,12 @@ def _celsius(quantity_text: str) -> float:
 
 def layers_of(seed: int) -> list[Material]:
     """The materials of the problem with this seed, inside to outside (the first draw of make)."""
-    return rng_for(NAME, seed).sample(MATERIALS, 3)
+    return seeded_random(NAME, seed).sample(MATERIALS, 3)
 
 
 def make(seed: int) -> Problem:
     """A three-layer wall, inside air on the left, outside air on the right."""
-    rng = rng_for(NAME, seed)
+    rng = seeded_random(NAME, seed)
     layers = rng.sample(MATERIALS, 3)  # first draw: layers_of(seed) repeats it for the diagram
     given: dict[str, str] = {
         "T_in": text(pick(rng, 18, 26, 1), "°C"),
@@ -217,7 +215,7 @@ def draw(problem: Problem) -> bytes:
     )
     _draw_circuit(axes, problem, faces)
     axes.text(0.5, 0.02, problem.title, ha="center", fontsize=8, style="italic")
-    return png_bytes(figure)
+    return diagrams.png_bytes(figure)
 
 
 def _box() -> dict[str, Any]:
