@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # imported when a command runs: `workbench` alone must start 
     from workbench.core.context import AppContext
     from workbench.core.plugins import Plugin
 
-COMMANDS = ("bench", "tool", "doctor", "serve")
+COMMANDS = ("bench", "tool", "doctor", "serve", "mcp")
 
 
 def build_parser(plugins: Iterable[Plugin] = (), chosen: str = "") -> argparse.ArgumentParser:
@@ -57,8 +57,20 @@ def build_parser(plugins: Iterable[Plugin] = (), chosen: str = "") -> argparse.A
         help="run the services plugins contribute (e.g. the printer host that keeps USB prints "
         "going between commands) until Ctrl+C or SIGTERM",
     )
+    _add_mcp_parser(commands)
     _add_plugin_parsers(commands, plugins, chosen)
     return parser
+
+
+def _add_mcp_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from workbench.mcp.arguments import add_mcp_arguments
+
+    mcp = commands.add_parser(
+        "mcp",
+        help="serve the tools to MCP clients (Claude Code, Cursor, ...) over stdio, or over "
+        "HTTP on 127.0.0.1 with a token (--http)",
+    )
+    add_mcp_arguments(mcp)
 
 
 def _add_plugin_parsers(
@@ -185,6 +197,7 @@ def main(argv: list[str] | None = None) -> int:
             "tool": run_tool_command,
             "doctor": run_doctor,
             "serve": run_serve,
+            "mcp": run_mcp_command,
         }
         if args.command in plugins:  # a plugin's command: its own run function
             exit_code: int = args.plugin_run(context, args)
@@ -241,6 +254,12 @@ def run_tool_command(context: AppContext, args: argparse.Namespace) -> int:
         outcome = context.registry.call(args.name, arguments, caller="cli", confirmed=args.yes)
     print(json.dumps(outcome.model_dump(mode="json"), indent=2))
     return 0 if outcome.ok else 1
+
+
+def run_mcp_command(context: AppContext, args: argparse.Namespace) -> int:
+    from workbench.mcp.command import run_mcp
+
+    return run_mcp(context, args)
 
 
 def run_doctor(context: AppContext, args: argparse.Namespace) -> int:

@@ -95,3 +95,14 @@ def test_user_names_and_ordinary_values_are_accepted(tmp_path: Path) -> None:
     )
     save_settings(settings, tmp_path / "settings.toml")
     assert load_settings(tmp_path / "settings.toml") == (settings, None)
+
+
+def test_a_password_inside_a_list_of_models_is_refused() -> None:
+    """Models built without validation (model_construct): a plugin's list of servers."""
+    from workbench_plugins.mcp_servers.config import McpServer, McpServersSettings
+
+    server = McpServer.model_construct(name="lab", url=f"http://lab:{PASSWORD}@10.0.0.5/mcp")
+    servers = McpServersSettings.model_construct(servers=[server])
+    with pytest.raises(SettingsError, match="keyring") as refused:
+        Settings().with_plugin("mcp_servers", servers)
+    assert "servers[0].url" in str(refused.value) and PASSWORD not in str(refused.value)

@@ -51,7 +51,8 @@ from workbench.agents.graph.state import MAX_CONSECUTIVE_ROUTES, MAX_RETRIES, tu
 from workbench.agents.hitl import HeadlessPolicy
 from workbench.agents.model_errors import is_model_error, model_error_message
 from workbench.core.context import AppContext
-from workbench.core.plugins import Specialist
+from workbench.core.events import Notice
+from workbench.core.plugins import Specialist, contributed_specialists
 
 log = logging.getLogger(__name__)
 CHECKPOINT_FILE = "conversations.sqlite"
@@ -71,6 +72,7 @@ class RunResult:
     events: list[AgentEvent] = field(default_factory=list)
     totals: dict[str, Any] = field(default_factory=dict)
     run_id: int | None = None
+    notices: list[str] = field(default_factory=list)  # e.g. a plugin's specialists not made
 
 
 class _BudgetSpent(Exception):
@@ -123,6 +125,8 @@ class AgentRuntime:
         self._from_spec = not isinstance(model, BaseChatModel)
         self._model_loop: asyncio.AbstractEventLoop | None = None
         self._sync_loop: asyncio.AbstractEventLoop | None = None
+        self._contributed: list[Specialist] = []  # made at run time (`Plugin.specialists`)
+        self._notices: list[str] = []  # why some were not, at the last refresh
 
     def close(self) -> None:
         if self._sync_loop is not None:
@@ -147,7 +151,19 @@ class AgentRuntime:
 
     # -- what there is --------------------------------------------------------------------------
     def specialists(self) -> list[Specialist]:
-        return [p.specialist for p in self.context.plugins if p.specialist is not None]
+        """The plugins' specialists, then those made at run time (as of the last refresh)."""
+        static = [p.specialist for p in self.context.plugins if p.specialist is not None]
+        return static + self._contributed
+
+    async def _refresh_contributed(self) -> None:
+        """Await the plugins' `specialists` functions (their tools land in the registry); a
+        failing one is a notice on the bus and in the run, never a failed run."""
+        self._contributed, self._notices = await contributed_specialists(
+            self.context.plugins, self.context
+        )
+        for text in self._notices:
+            log.warning(text)
+            self.context.bus.publish(Notice(source="agents", level="warning", text=text))
 
     def new_thread(self) -> str:
         return uuid.uuid4().hex
@@ -191,6 +207,7 @@ class AgentRuntime:
 
     @asynccontextmanager
     async def _graph(self) -> AsyncIterator[CompiledStateGraph]:
+        await self._refresh_contributed()
         deps = GraphDeps(
             context=self.context,
             model=self._model_for_this_loop(),
@@ -234,6 +251,7 @@ class AgentRuntime:
         spent = _Spending(time.monotonic())
         try:
             async with self._graph() as graph, Deadline(self.max_seconds):
+                result.notices = list(self._notices)
                 for _ in range(MAX_POLICY_ROUNDS):
                     await self._stream_pass(graph, graph_input, config, emit, spent)
                     requests = await self._pending(graph, thread_id)
@@ -339,6 +357,7 @@ class AgentRuntime:
                 "model": self.model_spec,
                 "totals": result.totals,
                 "error": result.error,
+                "notices": result.notices,
             },
         )
         self.log.touch(result.thread_id, title="", model=self.model_spec)

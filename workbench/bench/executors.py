@@ -145,6 +145,7 @@ def execute_cell(suite: Suite, cell: PlannedCell, context: AppContext, out: Path
     started = time.perf_counter()
     try:
         app = context.for_workspace(folder)  # shares the warm job workers
+        app.plugins = app.plugins.sealed()  # no specialist from the user's external MCP servers
         try:
             produced = dict(
                 suite.run(

@@ -3,16 +3,19 @@
 A plugin is a `Plugin` object named by an entry point in the group `workbench.plugins`. Its heavy
 parts are "module:attribute" references, imported only when needed: views only by the GUI, suites
 only by the bench, services only by `workbench --headless serve` and the desktop app, so
-`workbench --headless tool --list` stays quick and Qt-free.
+`workbench --headless tool --list` stays quick and Qt-free. Specialists made at run time (one per
+configured external MCP server) come from `Plugin.specialists`, awaited by the agent runtime
+before each run through `contributed_specialists`.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import importlib
 import traceback
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Protocol, TypeGuard, TypeVar
 
@@ -21,6 +24,7 @@ from pydantic import BaseModel
 from workbench.core.events import Event
 
 ENTRY_POINT_GROUP = "workbench.plugins"
+SPECIALISTS_TIMEOUT_S = 60.0  # a plugin's `specialists` function, whatever its own timeouts
 T = TypeVar("T")
 
 
@@ -144,6 +148,10 @@ class Plugin:
     services: str | None = None  # "module:function(app context)" returning list[Service]
     executors: str | None = None  # "module:function" returning bench executors (`--executor`)
     commands: str | None = None  # "module:function" returning headless commands (PluginCommand)
+    # "module:function(app context)" returning an awaitable list[Specialist] made at run time
+    # (e.g. one per external MCP server in the settings); their tools the function registered in
+    # the context's registry. Awaited before each agent run: see `contributed_specialists`.
+    specialists: str | None = None
 
 
 @dataclass(frozen=True)
@@ -192,6 +200,14 @@ class PluginSet:
         self.plugins.pop(failure.name, None)
         self.failures.append(failure)
 
+    def sealed(self) -> PluginSet:
+        """The same plugins without the specialists made from this machine's settings (external
+        MCP servers): what a benchmark cell uses, so its score never depends on them."""
+        return PluginSet(
+            {name: replace(plugin, specialists=None) for name, plugin in self.plugins.items()},
+            list(self.failures),
+        )
+
     def contributions(
         self,
         attribute: str,
@@ -224,6 +240,65 @@ def _all_of(
         strays = sorted({type(item).__name__ for item in items if not is_kind(item)})
         raise TypeError(f"{reference} returned {', '.join(strays)} among what it contributes")
     return typed
+
+
+def is_specialist(item: object) -> TypeGuard[Specialist]:
+    """What a plugin's `specialists` function must return a list of."""
+    return isinstance(item, Specialist)
+
+
+async def contributed_specialists(
+    plugins: PluginSet, context: Any, timeout_s: float = SPECIALISTS_TIMEOUT_S
+) -> tuple[list[Specialist], list[str]]:
+    """The specialists plugins make at run time, each plugin's `specialists` function awaited
+    (concurrently) with the app `context`, and what went wrong, one sentence a problem.
+
+    A function that fails, takes longer than `timeout_s` or returns anything else contributes
+    nothing but a problem: an agent run never fails for it (the other specialists still work).
+    A contributed specialist whose name is already taken is left out, with a problem."""
+    hooked = [plugin for plugin in plugins if plugin.specialists is not None]
+    outcomes = await asyncio.gather(
+        *(_specialists_of(plugin, context, timeout_s) for plugin in hooked),
+        return_exceptions=True,
+    )
+    taken = {plugin.specialist.name for plugin in plugins if plugin.specialist is not None}
+    found: list[Specialist] = []
+    problems: list[str] = []
+    for plugin, outcome in zip(hooked, outcomes, strict=True):
+        if isinstance(outcome, BaseException):
+            if not isinstance(outcome, Exception):  # a cancelled run stays cancelled
+                raise outcome
+            problems.append(_specialists_problem(plugin, outcome, timeout_s))
+            continue
+        for specialist in outcome:
+            if specialist.name in taken:
+                problems.append(
+                    f"Plugin {plugin.name!r} made a specialist named {specialist.name!r}, a name "
+                    "another specialist already has; it was left out. Rename it in its settings."
+                )
+                continue
+            taken.add(specialist.name)
+            found.append(specialist)
+    return found, problems
+
+
+async def _specialists_of(plugin: Plugin, context: Any, timeout_s: float) -> list[Specialist]:
+    reference = plugin.specialists or ""
+    function: Callable[[Any], Any] = load_reference(reference)
+    made = await asyncio.wait_for(function(context), timeout_s)
+    return _all_of(is_specialist, list(made), reference)
+
+
+def _specialists_problem(plugin: Plugin, error: Exception, timeout_s: float) -> str:
+    what = (
+        f"did not finish within {timeout_s:g} s"
+        if isinstance(error, TimeoutError)
+        else f"failed ({type(error).__name__}: {error})"
+    )
+    return (
+        f"Plugin {plugin.name!r} could not make its specialists: {plugin.specialists} {what}. "
+        "The other specialists work; check its settings or run `workbench --headless doctor`."
+    )
 
 
 def discover(group: str = ENTRY_POINT_GROUP) -> PluginSet:

@@ -28,20 +28,36 @@ log = logging.getLogger(__name__)
 class ToolRegistry:
     def __init__(self, app: ToolHost) -> None:
         self._app = app
+        # replaced, never mutated: tools made at run time (an external MCP server's) come and go
+        # while another thread may be listing them
         self._tools: dict[str, Tool] = {}
         self._owners: dict[str, str] = {}
 
-    def register(self, tool: Tool, owner: str = "") -> None:
-        if tool.name in self._tools:
+    def register(self, tool: Tool, owner: str = "", *, replace: bool = False) -> None:
+        """Add `tool`; with `replace`, a tool of that name from the same owner is replaced (a
+        refreshed MCP server's), one from another owner never is."""
+        if tool.name in self._tools and not (replace and self._owners[tool.name] == owner):
             raise ValueError(
-                f"Tool {tool.name!r} from {owner or 'a plugin'} is already registered."
+                f"Tool {tool.name!r} from {owner or 'a plugin'} is already registered"
+                f" by {self._owners[tool.name] or 'another plugin'}."
             )
-        self._tools[tool.name] = tool
-        self._owners[tool.name] = owner
+        self._tools = {**self._tools, tool.name: tool}
+        self._owners = {**self._owners, tool.name: owner}
+
+    def unregister(self, name: str) -> Tool | None:
+        """Remove tool `name` (a server taken out of the settings); the removed tool or None."""
+        removed = self._tools.get(name)
+        self._tools = {key: tool for key, tool in self._tools.items() if key != name}
+        self._owners = {key: owner for key, owner in self._owners.items() if key != name}
+        return removed
 
     def owner(self, name: str) -> str:
         """The plugin that contributed a tool ("" if unknown), e.g. to open its view."""
         return self._owners.get(name, "")
+
+    def owned_by(self, owner: str) -> list[str]:
+        """The names of the tools `owner` registered, sorted."""
+        return sorted(name for name, by in self._owners.items() if by == owner)
 
     def names(self) -> list[str]:
         return sorted(self._tools)
@@ -49,14 +65,16 @@ class ToolRegistry:
     def copy_into(self, other: ToolRegistry) -> None:
         """Register every tool here, with its owner, in `other` (a context on another
         workspace runs the same tools against its own store)."""
-        for name, tool in self._tools.items():
-            other.register(tool, owner=self._owners[name])
+        tools, owners = self._tools, self._owners  # one consistent snapshot
+        for name, tool in tools.items():
+            other.register(tool, owner=owners[name])
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 
     def describe(self) -> list[dict[str, Any]]:
-        return [self._tools[name].describe() for name in self.names()]
+        tools = self._tools
+        return [tools[name].describe() for name in sorted(tools)]
 
     def confirmation_needed(self, name: str, arguments: object) -> ToolError | None:
         """The confirmation a call would be refused for (a physical action, files outside the

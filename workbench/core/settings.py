@@ -153,6 +153,9 @@ def refuse_credentials(value: object, where: str) -> None:
     elif isinstance(value, list | tuple):
         for index, item in enumerate(value):
             refuse_credentials(item, f"{where}[{index}]")
+    elif isinstance(value, BaseModel):  # a list of models (servers, printers) holds them
+        for field_name, item in value:
+            refuse_credentials(item, f"{where}.{field_name}")
 
 
 def refuse_url_credentials(text: str, where: str, entry: str = "") -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import shiboken6
 from PySide6.QtCore import Qt
@@ -21,6 +22,7 @@ import workbench
 from workbench.core.context import AppContext
 from workbench.core.events import Notice
 from workbench.core.plugins import Plugin, Service, ViewRequested, ViewSpec, load_reference
+from workbench.ui.approvals import DesktopApprovals
 from workbench.ui.bridge import subscribe_in_gui
 from workbench.ui.chat.panel import ChatDock
 from workbench.ui.dock_fitting import DockFitter
@@ -29,6 +31,9 @@ from workbench.ui.layout_store import WindowLayout, load_layout, save_layout
 from workbench.ui.ledger_view import LedgerDock
 from workbench.ui.notices import NoticesButton
 from workbench.ui.settings_dialog import SettingsDialog
+
+if TYPE_CHECKING:
+    from workbench.ui.mcp_serve import McpServePanel
 
 log = logging.getLogger(__name__)
 STATUS_MESSAGE_MS = 8000
@@ -54,6 +59,7 @@ class MainWindow(QMainWindow):
         self.plugin_docks: dict[str, QDockWidget] = {}
         self.view_specs: dict[str, tuple[Plugin, ViewSpec]] = {}
         self.settings_dialog: SettingsDialog | None = None
+        self.mcp_panel: McpServePanel | None = None
         self.resize(*DEFAULT_SIZE)
         self.setDockOptions(
             QMainWindow.DockOption.AllowTabbedDocks | QMainWindow.DockOption.AnimatedDocks
@@ -103,6 +109,9 @@ class MainWindow(QMainWindow):
         self.restore_layout()
         # Now that the notices button listens, tell it what went wrong while starting.
         context.announce_notices()
+        # While the window is open, MCP servers ask it before tools act on the world.
+        self.approvals = DesktopApprovals(context, self)
+        self.approvals.start()
 
     # -- plugin views ---------------------------------------------------------------------------
     def _collect_view_specs(self) -> None:
@@ -196,6 +205,8 @@ class MainWindow(QMainWindow):
         settings_action = file_menu.addAction("&Settings…", self.open_settings)
         settings_action.setShortcut(QKeySequence.StandardKey.Preferences)
         settings_action.setObjectName("action-settings")
+        serve_action = file_menu.addAction("Serve tools over &MCP…", self.open_mcp_panel)
+        serve_action.setObjectName("action-serve-mcp")
         file_menu.addSeparator()
         quit_action = file_menu.addAction("&Quit", self.close)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
@@ -237,6 +248,17 @@ class MainWindow(QMainWindow):
             self.settings_dialog = dialog
         self.settings_dialog.open()  # window-modal, but the event loop keeps running
         return self.settings_dialog
+
+    def open_mcp_panel(self) -> McpServePanel:
+        """The non-modal panel serving the tools over MCP (kept while the window lives, so
+        closing the panel does not stop serving)."""
+        if self.mcp_panel is None:
+            from workbench.ui.mcp_serve import McpServePanel  # built only when asked for
+
+            self.mcp_panel = McpServePanel(self.context, self)
+        self.mcp_panel.show()
+        self.mcp_panel.raise_()
+        return self.mcp_panel
 
     def _about(self) -> None:
         box = QMessageBox(
@@ -319,6 +341,9 @@ class MainWindow(QMainWindow):
             return
         if self.remember_layout:
             self.save_layout()
+        self.approvals.stop()  # what MCP clients still wait for is answered denied
+        if self.mcp_panel is not None:
+            self.mcp_panel.shutdown()
         super().closeEvent(event)
 
     def _busy_services(self) -> list[str]:
@@ -328,6 +353,8 @@ class MainWindow(QMainWindow):
                 busy += service.busy()
             except Exception:  # cannot tell: do not keep the person from closing
                 log.exception("asking a service whether it is busy failed")
+        if self.mcp_panel is not None:
+            busy += self.mcp_panel.busy()
         return busy
 
     def _ask_before_closing(self, busy: list[str]) -> None:
