@@ -18,7 +18,8 @@ clean=()
 [ "${1:-}" = "--clean" ] && clean=(--clean)
 
 if ! "$python" -c 'import PyInstaller' 2>/dev/null; then
-    echo "build-bundle: PyInstaller is missing in $python; run bash packaging/bootstrap.sh --dev" >&2
+    echo "build-bundle: PyInstaller is missing in $python;" \
+        "run bash packaging/bootstrap.sh --dev" >&2
     exit 2
 fi
 # from the work folder: in the checkout, workbench.egg-info (left by the editable install) would
@@ -28,4 +29,5 @@ started=$(date +%s)
 "$python" -m PyInstaller --noconfirm "${clean[@]}" --log-level WARN \
     --distpath "$dist" --workpath "$work" "$root/packaging/workbench.spec"
 seconds=$(( $(date +%s) - started ))
-echo "build-bundle: $dist/workbench built in ${seconds} s, $(du -sh "$dist/workbench" | cut -f1)" >&2
+size="$(du -sh "$dist/workbench" | cut -f1)"
+echo "build-bundle: $dist/workbench built in ${seconds} s, ${size}" >&2

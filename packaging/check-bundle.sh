@@ -58,14 +58,34 @@ mkdir -m 700 "$scratch/run"
 clean_env=(env -i "HOME=$scratch/home" "PATH=/usr/bin:/bin" "WORKBENCH_HOME=$scratch/workbench"
     "LANG=C.UTF-8" "XDG_RUNTIME_DIR=$scratch/run" "QT_QPA_PLATFORM=offscreen")
 
+# A private session bus with an unlocked keyring in the scratch HOME around each command. The
+# daemon runs in the foreground so that it ends with the command (daemonised, it would outlive
+# the bus), and the command starts once the keyring owns its bus name (else D-Bus would start a
+# second, locked one).
+keyring_session='
+printf %s check-bundle | gnome-keyring-daemon --foreground --unlock --components=secrets \
+    >/dev/null 2>&1 &
+daemon=$!
+tries=0
+until dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+        org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null \
+        | grep -q "boolean true"; do
+    tries=$((tries + 1))
+    [ "$tries" -lt 200 ] || break
+    sleep 0.05
+done
+code=0
+"$@" || code=$?
+kill "$daemon" 2>/dev/null
+wait "$daemon" 2>/dev/null
+exit "$code"'
 keyring=()
-if command -v dbus-run-session >/dev/null && command -v gnome-keyring-daemon >/dev/null; then
-    # a private session bus with an unlocked keyring in the scratch HOME, gone afterwards
-    keyring=(dbus-run-session -- sh -c \
-        'printf %s check-bundle | gnome-keyring-daemon --unlock --components=secrets >/dev/null \
-        && exec "$@"' keyring)
+if command -v dbus-run-session >/dev/null && command -v dbus-send >/dev/null \
+    && command -v gnome-keyring-daemon >/dev/null; then
+    keyring=(dbus-run-session -- sh -c "$keyring_session" keyring)
 else
-    missing_rig "gnome-keyring" "apt-get install gnome-keyring dbus (doctor's keyring line fails)"
+    missing_rig "gnome-keyring" \
+        "apt-get install gnome-keyring dbus-daemon dbus-bin (doctor's keyring line fails)"
 fi
 
 python_places() {  # every Python this machine has: folders, then programs
@@ -143,7 +163,7 @@ $failing"
     echo "check-bundle: note: doctor's only failure is the keyring (no gnome-keyring here)" >&2
 fi
 
-# -- 2b. as healthy as the venv, check by check -----------------------------------------------------------------------
+# -- 2b. as healthy as the venv, check by check ----------------------------------------------
 if [ -n "$compare" ]; then
     compare_env=("${clean_env[@]}" "PATH=$(dirname "$compare"):/usr/bin:/bin"
         "WORKBENCH_HOME=$scratch/compare-workbench")
@@ -155,7 +175,10 @@ if [ -n "$compare" ]; then
 $(cat "$out/tools.diff")"
     fi
     "${compare_env[@]}" "${keyring[@]}" "$compare" --headless doctor \
-        >"$out/compare-doctor.txt" 2>&1 || true
+        >"$out/compare-doctor.txt" 2>"$out/compare-doctor.err" || true
+    grep -q '\] plugins: loaded: ' "$out/compare-doctor.txt" \
+        || fail "$compare doctor printed no checks to compare with:" \
+            "$(tail -3 "$out/compare-doctor.err")"
     levels() {  # "name<TAB>level<TAB>line" of each doctor line
         sed -n 's/^\[ *\([a-z]*\)\] \([^:]*\):.*$/\2\t\1\t&/p' "$1"
     }
@@ -171,8 +194,9 @@ $(cat "$out/tools.diff")"
 $worse"
 fi
 
-# -- 3. work in a job worker (the bundle started again by multiprocessing), and bundled data --------
-run_bundle optimize "$program" --headless tool optimize_design '{"problem_config": {"max_iter": 3}}' \
+# -- 3. work in a job worker (the bundle started again by multiprocessing), bundled data ------
+run_bundle optimize "$program" --headless tool optimize_design \
+    '{"problem_config": {"max_iter": 3}}' \
     || fail "optimize_design failed in the bundle (EngiBench, or the job worker process): \
 $(grep -m3 '"message"\|"error"' "$out/optimize.txt") $(tail -3 "$out/optimize.err")"
 run_bundle modelica "$program" --headless modelica validate --backend rumoca \
@@ -185,7 +209,8 @@ run_bundle window "$program" --screenshot "$out/window.png" \
 [ "$(head -c 4 "$out/window.png" 2>/dev/null | od -An -c | tr -d ' ')" = "211PNG" ] \
     || fail "the window opened but saved no PNG screenshot at $out/window.png"
 
-echo "check-bundle: ok: $(wc -l <"$out/tool-names.txt") tools listed in $(cat "$out/tools.time") s," \
+echo "check-bundle: ok: $(wc -l <"$out/tool-names.txt") tools listed in" \
+    "$(cat "$out/tools.time") s," \
     "doctor exit $doctor_code in $(cat "$out/doctor.time") s, optimize_design in" \
     "$(cat "$out/optimize.time") s, modelica validate in $(cat "$out/modelica.time") s," \
     "window in $(cat "$out/window.time") s" \

@@ -25,7 +25,10 @@ seconds() {  # seconds PROGRAM ARGS...: the wall time of one run, in an empty en
     awk -v s="$started" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f\n", e - s }'
 }
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+median() {
+    sort -n | awk '{ v[NR] = $1 }
+        END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 
 echo "| command | bundle (s) | venv (s) |"
 echo "| --- | --- | --- |"

@@ -116,6 +116,27 @@ def test_installing_puts_entry_and_icons_under_the_users_data_folder(tmp_path: P
     assert not (data / "applications" / "workbench.desktop").exists() and not icon.exists()
 
 
+def test_without_a_program_the_entry_starts_the_bundle_if_built_else_the_venv(
+    tmp_path: Path,
+) -> None:
+    done = install(tmp_path)
+    assert done.returncode == 0, done.stderr
+    installed = read_entry(tmp_path / ".local/share/applications/workbench.desktop")
+    candidates = [ROOT / "dist" / "workbench" / "workbench", ROOT / ".venv" / "bin" / "workbench"]
+    expected = next(path for path in candidates if os.access(path, os.X_OK))
+    assert installed["Exec"] == str(expected)
+
+
+def test_checking_a_bundle_that_was_not_built_says_how_to_build_it(tmp_path: Path) -> None:
+    done = subprocess.run(
+        ["bash", str(PACKAGING / "check-bundle.sh"), str(tmp_path / "nowhere")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "build-bundle.sh" in done.stderr, done.stderr
+
+
 def test_a_path_with_spaces_is_quoted_in_exec(tmp_path: Path) -> None:
     folder = tmp_path / "my apps"
     folder.mkdir()
