@@ -19,12 +19,12 @@ from __future__ import annotations
 import re
 import shlex
 import shutil
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.core.files import Confinement, PathRefused
+from workbench.core.programs import python_program
 from workbench.core.tool_errors import ToolFailure
 from workbench_plugins.shell.config import SECTION, ShellSettings
 
@@ -123,8 +123,9 @@ def prepare(
 
 def locate(program: str) -> str | None:
     """The file a program name runs: python is the workbench's own interpreter (the one whose
-    modules, such as engibench, the engineer means), anything else is looked up on PATH."""
-    return sys.executable if program in PYTHONS else shutil.which(program)
+    modules, such as engibench, the engineer means; in a bundle the system's), anything else is
+    looked up on PATH."""
+    return python_program() if program in PYTHONS else shutil.which(program)
 
 
 def refuse_shell_syntax(argv: Sequence[str]) -> None:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -34,6 +33,7 @@ from mcp_types import CallToolResult
 from workbench.bench import CellContext
 from workbench.bench.tool_calls import HarnessFailure
 from workbench.core.paths import AppPaths
+from workbench.core.programs import workbench_command
 from workbench_plugins.mcp_servers.client import McpServerError, listing_of
 from workbench_plugins.mcp_servers.config import McpServer
 from workbench_plugins.mcp_servers.sessions import SessionPool
@@ -79,8 +79,8 @@ def workbench_server(folder: Path) -> McpServer:
     return McpServer(
         name=SERVER_NAME,
         description="Workbench itself, with a home of its own in the bench cell",
-        command=sys.executable,
-        args=["-m", "workbench", "--headless", "mcp"],
+        command=workbench_command()[0],
+        args=[*workbench_command()[1:], "--headless", "mcp"],
         env={"WORKBENCH_HOME": str(home)},
         cwd=str(home),
         timeout_s=CONNECT_TIMEOUT_S,
