@@ -17,21 +17,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
-import hashlib
 import json
 import logging
-import os
-import socket
-import stat
-import sys
-import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from workbench.core.local_socket import (
+    LocalServer,
+    ProcessLock,
+    check_socket_path_length,
+    raising_as,
+    runtime_folder,
+    serve_unix_socket,
+    verify_private,
+)
 from workbench.core.paths import AppPaths
 
 log = logging.getLogger(__name__)
@@ -39,7 +41,7 @@ PROTOCOL_VERSION = 1
 SOCKET_NAME = "approvals.sock"
 LOCK_NAME = "approvals.lock"
 MAX_MESSAGE_BYTES = 1024 * 1024  # a request is a tool call's arguments: kilobytes
-SUN_PATH_BYTES = 107  # sockaddr_un.sun_path is 108 bytes with its terminating NUL
+PURPOSE = "approval requests"  # in messages: "... so Workbench does not use it for <PURPOSE>"
 CONNECT_TIMEOUT_S = 5.0
 CLOSED_REASON = "the desktop app closed"
 
@@ -72,56 +74,13 @@ class ApprovalsAlreadyServed(RuntimeError):
 
 
 # -- where --------------------------------------------------------------------------------------
-def runtime_folder(paths: AppPaths, *, create: bool = False) -> Path:
-    """This data folder's private runtime folder: in $XDG_RUNTIME_DIR, else in a per-user folder
-    of the temporary directory, named after the data folder (so WORKBENCH_HOME moves it). The
-    printer host uses the same folder; both make it 0700 and check that it is."""
-    base_text = os.environ.get("XDG_RUNTIME_DIR", "")
-    base = Path(base_text) if base_text and Path(base_text).is_dir() else None
-    if base is None:
-        base = Path(tempfile.gettempdir()) / f"workbench-{os.getuid()}"
-        if create:
-            _private_folder(base)
-    digest = hashlib.sha256(str(paths.data_dir.resolve()).encode()).hexdigest()[:16]
-    folder = base / f"workbench-{digest}"
-    if create:
-        _private_folder(folder)
-    return folder
-
-
 def approvals_socket(paths: AppPaths, *, create: bool = False) -> Path:
-    """Where the desktop app listens for approval requests (create: make its private folder)."""
-    path = runtime_folder(paths, create=create) / SOCKET_NAME
-    size = len(os.fsencode(path))
-    if size > SUN_PATH_BYTES:
-        raise ApprovalsUnavailable(
-            f"The approvals socket path {path} is {size} bytes; Unix sockets allow "
-            f"{SUN_PATH_BYTES}. Set XDG_RUNTIME_DIR (or TMPDIR) to a shorter folder."
-        )
-    return path
-
-
-def _private_folder(folder: Path) -> None:
-    with contextlib.suppress(FileExistsError):
-        folder.mkdir(mode=0o700)
-    _check_private(folder)
-
-
-def _check_private(folder: Path) -> None:
-    info = folder.lstat()
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
-        raise ApprovalsUnavailable(
-            f"{folder} is not a private folder of this user (mode 0700), so Workbench does not "
-            "use it for approval requests. Remove it, or set XDG_RUNTIME_DIR to a private folder."
-        )
-
-
-def _verify_runtime(socket_file: Path) -> None:
-    """Before asking: the folders holding the socket are ours and private, so no other user can
-    stand in for the desktop app and approve."""
-    for folder in (socket_file.parent, socket_file.parent.parent):
-        if folder.name.startswith("workbench-") and folder.exists():
-            _check_private(folder)
+    """Where the desktop app listens for approval requests, in this data folder's private
+    runtime folder (the printer host's too); create: make that folder. ApprovalsUnavailable when
+    the folder is not private or the path too long for a Unix socket."""
+    with raising_as(ApprovalsUnavailable):
+        folder = runtime_folder(paths, create=create, purpose=PURPOSE)
+        return check_socket_path_length(folder / SOCKET_NAME, purpose=PURPOSE)
 
 
 def _encode(message: dict[str, Any]) -> bytes:
@@ -138,7 +97,9 @@ async def ask_desktop(
         socket_file = approvals_socket(paths)
         if not socket_file.exists():
             return None
-        _verify_runtime(socket_file)
+        # the folders are ours and private: no other user can stand in for the app and approve
+        with raising_as(ApprovalsUnavailable):
+            verify_private(socket_file, purpose=PURPOSE)
     except ApprovalsUnavailable as problem:
         return ApprovalAnswer(approved=False, reason=str(problem))
     try:
@@ -180,11 +141,6 @@ def _answer_from(line: bytes) -> ApprovalAnswer:
 OnRequest = Callable[[ApprovalRequest], Awaitable[ApprovalAnswer]]
 
 
-def _this_process() -> str:
-    program = Path(sys.argv[0]).name or "python"
-    return f"process {os.getpid()} ({program})"
-
-
 class ApprovalListener:
     """Answers approval requests with `on_request` (the GUI's dialog) while started.
 
@@ -196,8 +152,8 @@ class ApprovalListener:
         self.paths = paths
         self.on_request = on_request
         self.socket: Path | None = None
-        self._lock_fd: int | None = None
-        self._server: asyncio.Server | None = None
+        self._lock: ProcessLock | None = None
+        self._server: LocalServer | None = None
         self._pending: dict[asyncio.Task[Any], asyncio.StreamWriter] = {}
 
     @property
@@ -215,15 +171,17 @@ class ApprovalListener:
         if self._server is not None:
             return approvals_socket(self.paths)
         socket_file = approvals_socket(self.paths, create=True)
-        self._claim(socket_file.parent / LOCK_NAME)
+        lock = ProcessLock(socket_file.parent / LOCK_NAME, purpose=PURPOSE)
+        with raising_as(ApprovalsUnavailable, held=ApprovalsAlreadyServed):
+            lock.claim()
         try:
-            listening = _bound_socket(socket_file)
-            self._server = await asyncio.start_unix_server(
-                self._connection, sock=listening, limit=MAX_MESSAGE_BYTES
+            self._server = await serve_unix_socket(
+                socket_file, self._connection, limit=MAX_MESSAGE_BYTES
             )
         except BaseException:
-            self._release(socket_file.parent / LOCK_NAME)
+            lock.release()
             raise
+        self._lock = lock
         self.socket = socket_file
         log.info("answering approval requests on %s", socket_file)
         return socket_file
@@ -243,37 +201,10 @@ class ApprovalListener:
         self._pending.clear()
         if self.socket is not None:
             self.socket.unlink(missing_ok=True)
-            self._release(self.socket.parent / LOCK_NAME)
             self.socket = None
-
-    # -- one per data folder --------------------------------------------------------------------
-    def _claim(self, lock: Path) -> None:
-        while True:
-            try:
-                fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
-            except FileNotFoundError:  # the printer host just removed the emptied folder
-                _private_folder(lock.parent)
-                continue
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                owner = os.read(fd, 4096).decode(errors="replace").strip() or "another process"
-                os.close(fd)
-                raise ApprovalsAlreadyServed(owner) from None
-            if _same_file(fd, lock):
-                break
-            os.close(fd)  # the previous listener removed it between our open and lock: again
-        os.ftruncate(fd, 0)
-        os.write(fd, _this_process().encode())
-        self._lock_fd = fd
-
-    def _release(self, lock: Path) -> None:
-        if self._lock_fd is not None:
-            lock.unlink(missing_ok=True)
-            os.close(self._lock_fd)
-            self._lock_fd = None
-            with contextlib.suppress(OSError):  # empty now (no printer host): leave nothing
-                lock.parent.rmdir()
+        if self._lock is not None:
+            self._lock.release()  # and the folder, when no printer host uses it
+            self._lock = None
 
     # -- one request per connection -------------------------------------------------------------
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -340,26 +271,3 @@ async def _until_hang_up(
     finally:
         for future in (asked, hang_up):
             future.cancel()
-
-
-def _bound_socket(socket_file: Path) -> socket.socket:
-    """A listening Unix socket at `socket_file` (mode 0600); a file left there by a listener
-    that died (we hold the lock, so nobody lives behind it) is replaced."""
-    socket_file.unlink(missing_ok=True)
-    listening = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        listening.bind(str(socket_file))  # inside the 0700 folder: only we reach it meanwhile
-        os.chmod(socket_file, 0o600)
-        listening.listen(16)
-        listening.setblocking(False)
-    except BaseException:
-        listening.close()
-        raise
-    return listening
-
-
-def _same_file(fd: int, path: Path) -> bool:
-    try:
-        return os.fstat(fd).st_ino == os.stat(path).st_ino
-    except FileNotFoundError:
-        return False

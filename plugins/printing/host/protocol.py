@@ -13,15 +13,16 @@ gets `{"id": n, "ok": true, "result": {...}}` or `{"id": n, "ok": false, "error"
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
-import os
-import stat
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from workbench.core.local_socket import (
+    check_socket_path_length,
+    raising_as,
+    runtime_folder,
+    verify_private,
+)
 from workbench.core.paths import AppPaths
 from workbench_plugins.printing.usb.serial_port import SerialHostError
 
@@ -29,7 +30,7 @@ PROTOCOL_VERSION = 1
 SOCKET_NAME = "printers.sock"
 LOCK_NAME = "printers.lock"
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024  # a snapshot or a resume plan is a few kilobytes
-SUN_PATH_BYTES = 107  # sockaddr_un.sun_path is 108 bytes with its terminating NUL
+PURPOSE = "the printer host"  # in messages: "... so Workbench does not use it for <PURPOSE>"
 
 # what the host does with each request; anything else is refused as "protocol"
 OPERATIONS = (
@@ -75,61 +76,26 @@ class HostAlreadyRunning(SerialHostError):
 
 
 # -- where --------------------------------------------------------------------------------------
-def runtime_folder(paths: AppPaths, *, create: bool = True) -> Path:
-    """A private (0700) folder for the socket: in $XDG_RUNTIME_DIR, else in a per-user folder of
-    the temporary directory; named after the data folder, so WORKBENCH_HOME moves it. Clients
-    pass create=False: they only look (verify_runtime checks what they find)."""
-    base_text = os.environ.get("XDG_RUNTIME_DIR", "")
-    base = Path(base_text) if base_text and Path(base_text).is_dir() else None
-    if base is None:
-        base = Path(tempfile.gettempdir()) / f"workbench-{os.getuid()}"
-        if create:
-            _private_folder(base)
-    digest = hashlib.sha256(str(paths.data_dir.resolve()).encode()).hexdigest()[:16]
-    folder = base / f"workbench-{digest}"
-    if create:
-        _private_folder(folder)
-    return folder
+def socket_path(paths: AppPaths, *, create: bool = True) -> Path:
+    """The host's socket, in this data folder's private runtime folder (create: make that
+    folder; clients pass create=False, they only look and verify_runtime checks what they find).
+    SerialHostError when the folder is not private or the path too long for a Unix socket."""
+    with raising_as(SerialHostError):
+        folder = runtime_folder(paths, create=create, purpose=PURPOSE)
+        return check_socket_path_length(folder / SOCKET_NAME, purpose=PURPOSE)
 
 
-def _private_folder(folder: Path) -> None:
-    """Make `folder` (mode 0700), or check that the existing one is ours and private."""
-    with contextlib.suppress(FileExistsError):
-        folder.mkdir(mode=0o700)
-    _check_private(folder)
-
-
-def _check_private(folder: Path) -> None:
-    info = folder.lstat()
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
-        raise SerialHostError(
-            f"{folder} is not a private folder of this user (mode 0700), so the printer host "
-            "will not use it for its socket. Remove it, or set XDG_RUNTIME_DIR to a private "
-            "folder."
-        )
+def lock_path(paths: AppPaths) -> Path:
+    """The lock file beside the socket that says which process hosts (makes the folder)."""
+    with raising_as(SerialHostError):
+        return runtime_folder(paths, create=True, purpose=PURPOSE) / LOCK_NAME
 
 
 def verify_runtime(socket: Path) -> None:
     """Before talking to a socket: its folders, where they exist, are private and ours (no
-    other user can stand in for the host)."""
-    for folder in (socket.parent, socket.parent.parent):
-        if folder.name.startswith("workbench-") and folder.exists():
-            _check_private(folder)
-
-
-def socket_path(paths: AppPaths, *, create: bool = True) -> Path:
-    path = runtime_folder(paths, create=create) / SOCKET_NAME
-    size = len(os.fsencode(path))
-    if size > SUN_PATH_BYTES:
-        raise SerialHostError(
-            f"The printer host's socket path {path} is {size} bytes; Unix sockets allow "
-            f"{SUN_PATH_BYTES}. Set XDG_RUNTIME_DIR (or TMPDIR) to a shorter folder."
-        )
-    return path
-
-
-def lock_path(paths: AppPaths) -> Path:
-    return runtime_folder(paths) / LOCK_NAME
+    other user can stand in for the host); SerialHostError if not."""
+    with raising_as(SerialHostError):
+        verify_private(socket, purpose=PURPOSE)
 
 
 # -- messages -----------------------------------------------------------------------------------

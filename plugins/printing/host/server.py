@@ -10,44 +10,35 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import logging
 import os
-import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from workbench.core.local_socket import (
+    LocalServer,
+    ProcessLock,
+    raising_as,
+    serve_unix_socket,
+    this_process,
+)
 from workbench_plugins.printing.host.protocol import (
     MAX_MESSAGE_BYTES,
     PROTOCOL_VERSION,
+    PURPOSE,
     HostAlreadyRunning,
     HostCallError,
     decode,
     encode,
     error_reply,
 )
+from workbench_plugins.printing.usb.serial_port import SerialHostError
 
 log = logging.getLogger(__name__)
 Dispatch = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 SUBSCRIBER_BACKLOG = 500  # events queued for a slow subscriber before older ones are dropped
-
-
-def this_process() -> str:
-    """How the lock and `hello` name the hosting process to people."""
-    program = Path(sys.argv[0]).name
-    if program in ("__main__.py", "-c", ""):  # python -m workbench
-        program = "workbench"
-    command = " ".join([program, *sys.argv[1:]])[:160]
-    return f"process {os.getpid()} ({command})"
-
-
-def _same_file(fd: int, path: Path) -> bool:
-    try:
-        return os.fstat(fd).st_ino == os.stat(path).st_ino
-    except FileNotFoundError:
-        return False
 
 
 class HostServer:
@@ -56,50 +47,27 @@ class HostServer:
         self.lock = lock
         self.dispatch = dispatch
         self.started = time.time()
-        self._lock_fd: int | None = None
-        self._server: asyncio.Server | None = None
+        self._process_lock = ProcessLock(lock, purpose=PURPOSE)
+        self._server: LocalServer | None = None
         self._subscribers: set[asyncio.Queue[dict[str, Any] | None]] = set()
         self._connections: set[asyncio.Task[Any]] = set()
 
     # -- one per user -------------------------------------------------------------------------
     def claim(self) -> None:
         """Take the host's lock (any thread); HostAlreadyRunning names the process holding it."""
-        while True:
-            try:
-                fd = os.open(self.lock, os.O_RDWR | os.O_CREAT, 0o600)
-            except FileNotFoundError:  # a host that stopped just removed the folder
-                self.lock.parent.mkdir(mode=0o700, exist_ok=True)
-                continue
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                owner = os.read(fd, 4096).decode(errors="replace").strip() or "another process"
-                os.close(fd)
-                raise HostAlreadyRunning(owner) from None
-            if _same_file(fd, self.lock):
-                break
-            os.close(fd)  # the previous host removed it between our open and lock: again
-        os.ftruncate(fd, 0)
-        os.write(fd, this_process().encode())
-        self._lock_fd = fd
+        with raising_as(SerialHostError, held=HostAlreadyRunning):
+            self._process_lock.claim()
 
     def release(self) -> None:
         """Remove the lock file, then drop the lock (claim checks it locked the current file)."""
-        if self._lock_fd is not None:
-            self.lock.unlink(missing_ok=True)
-            os.close(self._lock_fd)
-            self._lock_fd = None
-            with contextlib.suppress(OSError):  # empty now: leave nothing behind
-                self.lock.parent.rmdir()
+        self._process_lock.release()
 
     # -- serving ------------------------------------------------------------------------------
     async def start(self) -> None:
         """Listen (after claim): a socket file left by a host that died is replaced."""
-        self.socket.unlink(missing_ok=True)
-        self._server = await asyncio.start_unix_server(
-            self._connection, path=str(self.socket), limit=MAX_MESSAGE_BYTES
+        self._server = await serve_unix_socket(
+            self.socket, self._connection, limit=MAX_MESSAGE_BYTES
         )
-        os.chmod(self.socket, 0o600)
         log.info("printer host listening on %s", self.socket)
 
     async def stop(self) -> None:
