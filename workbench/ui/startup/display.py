@@ -41,7 +41,7 @@ def display_for_runs(choice: str = "auto") -> Iterator[Display]:
             raise RuntimeError(
                 "Xvfb is not installed (Debian package xvfb): choose another display."
             )
-        with _running_xvfb(xvfb) as number:
+        with running_xvfb(xvfb, SCREEN) as number:
             yield Display(
                 f"Xvfb :{number} {SCREEN} (xcb)",
                 {"DISPLAY": f":{number}", "QT_QPA_PLATFORM": "xcb"},
@@ -59,12 +59,14 @@ def display_for_runs(choice: str = "auto") -> Iterator[Display]:
 
 
 @contextmanager
-def _running_xvfb(program: str) -> Iterator[int]:
+def running_xvfb(program: str, screen: str) -> Iterator[int]:
+    """An Xvfb (`program`) with one `screen` ("WxHxDEPTH") on the first free display number, for
+    the duration of the block; yields the number. The test rig (tests/rigs/xvfb.py) uses it too."""
     for number in DISPLAY_NUMBERS:
         if (SOCKETS / f"X{number}").exists() or Path(f"/tmp/.X{number}-lock").exists():
             continue
         server = subprocess.Popen(
-            [program, f":{number}", "-screen", "0", SCREEN, "-nolisten", "tcp"],
+            [program, f":{number}", "-screen", "0", screen, "-nolisten", "tcp"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
