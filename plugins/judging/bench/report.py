@@ -15,14 +15,14 @@ every mean. A harness error is listed at the end of its section.
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from statistics import fmean
 
 import numpy as np
 from matplotlib.figure import Figure
 
-from workbench.bench.results import CellRecord, read_cells
+from workbench.bench.report_command import rewrite_report
+from workbench.bench.results import CellRecord
 from workbench_plugins.judging.problems.model import SUBJECTS
 from workbench_plugins.judging.scoring.stages import STAGE_NAMES, STAGES
 
@@ -205,11 +205,7 @@ def write_report(folder: Path, cells: list[CellRecord]) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Write the engjudge suite's report again.")
-    parser.add_argument("folder", type=Path, help="a `bench engjudge` results folder")
-    args = parser.parse_args(argv)
-    print(write_report(args.folder, list(read_cells(args.folder).values())))
-    return 0
+    return rewrite_report("engjudge", write_report, argv)
 
 
 if __name__ == "__main__":

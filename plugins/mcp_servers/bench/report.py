@@ -7,13 +7,13 @@ direct vs MCP per tool, and faithful per policy).
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
 from matplotlib.figure import Figure
 
-from workbench.bench.results import CellRecord, read_cells
+from workbench.bench.report_command import rewrite_report
+from workbench.bench.results import CellRecord
 
 SUITE = "mcp-roundtrip"
 REPORT = "mcp-roundtrip.md"
@@ -147,11 +147,7 @@ def write_report(folder: Path, cells: list[CellRecord]) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Write the mcp-roundtrip report again.")
-    parser.add_argument("folder", type=Path, help="a `bench mcp-roundtrip` results folder")
-    args = parser.parse_args(argv)
-    print(write_report(args.folder, list(read_cells(args.folder).values())))
-    return 0
+    return rewrite_report("mcp-roundtrip", write_report, argv)
 
 
 if __name__ == "__main__":

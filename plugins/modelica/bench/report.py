@@ -8,14 +8,14 @@ that run but behave wrongly, and logical tokens and wall time per task.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
 from matplotlib.figure import Figure
 
-from workbench.bench.results import CellRecord, read_cells
+from workbench.bench.report_command import rewrite_report
+from workbench.bench.results import CellRecord
 
 SUITE = "modelica"
 REPORT = "modelica-report.md"
@@ -267,11 +267,7 @@ def write_report(folder: Path, cells: list[CellRecord]) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Write the modelica suite's report again.")
-    parser.add_argument("folder", type=Path, help="a `bench modelica` results folder")
-    args = parser.parse_args(argv)
-    print(write_report(args.folder, list(read_cells(args.folder).values())))
-    return 0
+    return rewrite_report("modelica", write_report, argv)
 
 
 if __name__ == "__main__":
