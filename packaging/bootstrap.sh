@@ -26,9 +26,29 @@ python=${PYTHON:-python3}
 "$python" -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is needed"'
 [ -x .venv/bin/python ] || "$python" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-# llama-cpp-python builds from source: a portable build (the native one crashes on some CPUs
-# here), and no wheel cache, which would ignore CMAKE_ARGS
-CMAKE_ARGS="-DGGML_NATIVE=OFF" .venv/bin/python -m pip install -q --no-cache-dir -e ".${extras}"
+# llama-cpp-python builds from source (about 5 minutes on 2 cores): a portable build (the native
+# one crashes on some CPUs here). pip's own wheel cache would ignore CMAKE_ARGS (hence
+# --no-cache-dir), so the build is kept as a wheel outside the checkout, in a folder keyed by the
+# build flags, the Python version and the machine; the wheel's name carries its version. `pip
+# wheel` builds only when that folder has no wheel of the version pip picks (a fresh machine, a
+# new release, other flags); the install below then takes the wheel instead of the source.
+export CMAKE_ARGS="-DGGML_NATIVE=OFF"
+llama_key=$(.venv/bin/python -c 'import hashlib, os, platform, sys
+print(hashlib.sha256(repr((os.environ["CMAKE_ARGS"], sys.version, platform.machine(),
+    sys.platform)).encode()).hexdigest()[:16])')
+wheels="${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/workbench/wheels/llama-cpp-python-$llama_key"
+llama=$(.venv/bin/python -c 'import re, tomllib
+extra = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["embedded"]
+print(next(r for r in extra if re.match(r"llama[-_]cpp[-_]python\b", r)))')
+mkdir -p "$wheels"
+built=$(mktemp -d "$wheels/.building-XXXXXX")  # moved in whole: no half-written wheel is found
+trap 'rm -rf "$built"' EXIT
+PIP_FIND_LINKS="$wheels ${PIP_FIND_LINKS:-}" .venv/bin/python -m pip wheel -q --no-cache-dir \
+    --no-deps -w "$built" "$llama"
+mv -f "$built"/*.whl "$wheels"/
+echo "bootstrap: llama.cpp wheel kept in $wheels ($(cd "$wheels" && ls ./*.whl | tr '\n' ' '))" >&2
+PIP_FIND_LINKS="$wheels ${PIP_FIND_LINKS:-}" .venv/bin/python -m pip install -q --no-cache-dir \
+    -e ".${extras}"
 # the test rigs others wrote (PrusaLink, OctoPrint's virtual printer) in venvs of their own
 [ "${1:-}" = "--dev" ] && bash packaging/rig-venvs.sh
-echo "bootstrap: ready (.venv${extras:+, $extras})" >&2
+echo "bootstrap: ready (.venv${extras:+, $extras}) in ${SECONDS} s" >&2

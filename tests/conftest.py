@@ -19,8 +19,13 @@ os.environ["PYTHON_KEYRING_BACKEND"] = "tests.support.memory_keyring.MemoryKeyri
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-# the rig hooks: a missing rig skips locally and fails in CI (see tests/rigs/require.py)
+# the rig hooks: a missing rig skips locally and fails in CI (see tests/rigs/require.py); the
+# tests side by side, the tests sharing a rig in one worker (see tests/rigs/sharing.py)
 from tests.rigs.require import pytest_configure, pytest_runtest_setup  # noqa: E402, F401
+from tests.rigs.sharing import (  # noqa: E402, F401
+    pytest_collection_finish,
+    pytest_collection_modifyitems,
+)
 from tests.support.memory_keyring import MemoryKeyring  # noqa: E402
 
 

@@ -16,6 +16,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("workbench", "workbench_plugins")  # workbench is found from the working directory
+# slow: handed out first (tests/rigs/sharing.py), so mypy runs beside the rest of the tests
+pytestmark = pytest.mark.slow
 
 
 def _import_tree() -> Path:

@@ -129,6 +129,14 @@ def _add_bench_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
         "'rubric' (a rule-based stand-in for CI); default: 'rubric' for the reference and "
         "off-target policies, the --model itself for a model",
     )
+    bench.add_argument(
+        "--preset",
+        default="",
+        metavar="NAME",
+        help="named settings of the suites that offer them, e.g. 'paper' (workflow suites: "
+        "EngiBench's default optimiser settings, as the EngiAI paper ran); default: each "
+        "suite's fast defaults",
+    )
     bench.add_argument("--seeds", nargs="+", type=int, default=[0], metavar="S")
     bench.add_argument(
         "--examples", type=int, metavar="N", help="the first N examples of every task style"

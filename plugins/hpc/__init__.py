@@ -6,8 +6,9 @@ ssh/                       paramiko connections (one per host), host keys, ~/.ss
 slurm/                     job scripts, the sbatch/squeue/scontrol/sacct client, the job tracker
 events.py                  SlurmJobsUpdated, published after each poll of the tracked jobs
 training/                  Beams2D training recipes, the dataset, the models, evaluate_outputs
-tools.py, tool_*.py        the HPC tools (generate, submit, status, monitor, cancel, download,
-                           evaluate); agent.py the HPC specialist
+specialist.py              the HPC specialist and its tool names
+tools/                     the HPC tools: jobs.py (generate, submit, status, cancel), monitor.py,
+                           outputs.py (download, evaluate), support.py (pool, tracker, host)
 bench/                     the `hpc-beams2d` suite: prompts, scoring (A.3), policies, validate
 views/                     the SLURM queue view (Qt);  perf.py: the 1,000-job benchmark
 doctor_checks.py           the doctor's real per-host SSH + `sinfo --version` checks
@@ -16,8 +17,8 @@ executor.py                `bench --executor slurm`: bench cells as a Slurm job 
 """
 
 from workbench.core.plugins import Plugin, ViewSpec
-from workbench_plugins.hpc.agent import TOOLS, specialist
 from workbench_plugins.hpc.config import HpcSettings
+from workbench_plugins.hpc.specialist import TOOLS, specialist
 
 plugin = Plugin(
     name="hpc",
@@ -33,7 +34,7 @@ plugin = Plugin(
             shows=TOOLS,
         ),
     ),
-    suites="workbench_plugins.hpc.bench.suite:suites",
+    suites="workbench_plugins.hpc.bench:suites",
     settings=HpcSettings,
     checks="workbench_plugins.hpc.doctor_checks:checks",
     executors="workbench_plugins.hpc.executor:executors",

@@ -5,13 +5,14 @@ problems/    our own problem set: families by subject (problems/families/), each
 scoring/     the 8-stage solution format and its parser, the judge calls (one per stage and
              three meta checks), penalties, caps, dependency propagation, S_final; baselines
 solving.py   a generator model solves a problem in the 8-stage format
-tools.py, specialist.py  list, show and grade problems from the chat; the specialist
+specialist.py  the chat specialist: its prompt and tools
+tools/       list and show problems (problems.py), grade a solution as a job (grading.py)
 bench/       the `engjudge` suite (generator --model, judge --judge), its report and validation
 views/       the Grading panel (Qt)
 """
 
-from workbench.core.plugins import Plugin, Specialist, ViewSpec
-from workbench_plugins.judging.specialist import PROMPT, TOOL_NAMES
+from workbench.core.plugins import Plugin, ViewSpec
+from workbench_plugins.judging.specialist import specialist
 
 plugin = Plugin(
     name="judging",
@@ -21,12 +22,7 @@ plugin = Plugin(
         "solution's reasoning (EngJudge)."
     ),
     tools="workbench_plugins.judging.tools:tools",
-    specialist=Specialist(
-        name="judging",
-        description="Poses engineering problems and grades solutions stage by stage.",
-        prompt=PROMPT,
-        tools=TOOL_NAMES,
-    ),
+    specialist=specialist,
     views=(
         ViewSpec(
             "judging.grading",

@@ -3,6 +3,8 @@ call of the prompt-overhead suite."""
 
 from __future__ import annotations
 
+from workbench.core.plugins import Specialist
+
 PROMPT = """\
 You are the judging specialist. You pose engineering problems and grade solutions stage by stage.
 - list_problems shows problem ids by subject; get_problem gives the statement, the given values
@@ -12,4 +14,11 @@ You are the judging specialist. You pose engineering problems and grade solution
 If a tool returns an error, read it, fix the named argument, and call again once.
 """
 
-TOOL_NAMES: tuple[str, ...] = ("list_problems", "get_problem", "grade_solution")
+TOOLS: tuple[str, ...] = ("list_problems", "get_problem", "grade_solution")
+
+specialist = Specialist(
+    name="judging",
+    description="Poses engineering problems and grades solutions stage by stage.",
+    prompt=PROMPT,
+    tools=TOOLS,
+)

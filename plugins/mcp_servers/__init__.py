@@ -6,11 +6,13 @@ world ask a person before each call, like every physical tool.
 config.py          the settings ([plugins.mcp_servers]): servers, world tools; keyring entries
 client.py          one session per operation with the official `mcp` SDK client: list, call;
                    failures in words (which server, what failed, what to do)
+sessions.py        the kept sessions the specialists' calls use (one per server and workspace)
 remote_tools.py    a server's tools as registry tools (its schema passed through and checked)
 prompt.py          a server's specialist: description for the supervisor, prompt
 specialists.py     the hook the agent runtime awaits before each run (reach, list, register)
 doctor_checks.py   every server really reached, handshaken and listed
 views/             the MCP servers view (add, remove, enable, mark world tools, Test)
+bench/             the `mcp-roundtrip` suite: a call through MCP against the same call direct
 """
 
 from workbench.core.plugins import Plugin, ViewSpec

@@ -34,7 +34,7 @@ def _validate_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_validate(app: Any, args: argparse.Namespace) -> int:
     """One line per check as it is made, then a summary; 0 iff every check holds."""
-    from workbench_plugins.modelica.evaluation.validate import summary, validate
+    from workbench_plugins.modelica.evaluator.validate import summary, validate
 
     started = time.perf_counter()
     lines = validate(args.root, args.backend, on_line=lambda line: print(line.line(), flush=True))
@@ -63,7 +63,10 @@ def _run_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_task_command(app: Any, args: argparse.Namespace) -> int:
     """Drive one task; print the record's summary. 0 when the run submitted."""
-    from workbench_plugins.modelica.benchmark.task_format import TaskFormatError, load_public_task
+    from workbench_plugins.modelica.task_packages.task_format import (
+        TaskFormatError,
+        load_public_task,
+    )
 
     try:
         load_public_task(args.task)  # a bad task file is said plainly, before any model starts

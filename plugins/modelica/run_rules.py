@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from workbench_plugins.modelica.benchmark.submissions import main_model_text
+from workbench_plugins.modelica.task_packages.submissions import main_model_text
 
 TUNING_SIMULATIONS = 100  # the paper limits simulations in tuning tasks only
 TOKEN_KINDS = ("input_uncached", "cache_creation", "cache_read", "output")

@@ -1,6 +1,6 @@
 """The ledger status of a task run: what `ledger_status` returns and what the agent sees each turn.
 
-Apart from the tools so that the agent loop (`agent.turn_context`) and the tools both read it
+Apart from the tools so that the turn loop (`turns.turn_context`) and the tools both read it
 from below, and neither imports the other.
 """
 

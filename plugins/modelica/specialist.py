@@ -6,6 +6,8 @@ harness, ledger or backend.
 
 from __future__ import annotations
 
+from workbench.core.plugins import Specialist
+
 # the tools that act within one task run (what a harness-mode model is bound to)
 RUN_TOOL_NAMES: tuple[str, ...] = (
     "read_file",
@@ -20,7 +22,7 @@ RUN_TOOL_NAMES: tuple[str, ...] = (
 )
 # the plain comparison loop: files, check and simulate only; no ledger
 PLAIN_TOOL_NAMES: tuple[str, ...] = ("read_file", "write_file", "check_model", "simulate")
-TOOL_NAMES: tuple[str, ...] = (*RUN_TOOL_NAMES, "start_modelica_task")
+TOOLS: tuple[str, ...] = (*RUN_TOOL_NAMES, "start_modelica_task")
 
 # Every token here is paid on each model call (`bench prompt-overhead`): say only what the
 # schemas do not.
@@ -35,4 +37,11 @@ PROMPT = (
     "Modelica specialist: repair, write or tune models to a brief; prove claims by simulation.\n"
     + WORKFLOW
     + "Tools act on the running task (or 'run': its id).\n"
+)
+
+specialist = Specialist(
+    name="modelica",
+    description="Repairs, writes and tunes Modelica models, proving each claim by simulation.",
+    prompt=PROMPT,
+    tools=TOOLS,
 )

@@ -1,23 +1,26 @@
 """Printing: slice with PrusaSlicer, print on a Prusa over USB serial or PrusaLink, safely.
 
-tools.py, agent.py         the tools and the printing specialist
-control.py, control_print  what the tools do: list, status, connect; print, pause, resume, cancel
+specialist.py              the printing specialist and its tool names
+tools/                     the tools: status.py (list, status, connect, disconnect), actions.py
+                           (print, pause, resume, resume from a layer, cancel)
 printers.py                the app's printers: profiles, PrusaLink clients, the way to the host
-service.py                 the printer host as a service (`serve`, the desktop app)
+services.py                the printer host as a service (`serve`, the desktop app)
 config.py                  settings and printer profiles (secrets in the keyring);  outcomes.py
                            what a printer reports back, whatever the transport
 gate.py                    what may be printed: a ready ledger candidate, or an override
-slicing/                   PrusaSlicer, presets, G-code metadata and layers
+gcode_check.py             whether a file is G-code at all (before any port opens, override or not)
+slicing/                   PrusaSlicer, presets, G-code metadata and layers, the slice_model tool
 usb/                       the USB serial host: streaming, resends, watchdog, pause, safe resume
 prusalink/                 the PrusaLink HTTP client and its actions
 host/                      the long-lived printer host owning the USB ports, and its socket
-doctor_checks.py           the doctor's real printer checks;  bench.py, perf.py: the bench
+doctor_checks.py           the doctor's real printer checks
+bench/, perf.py            the `printing` suite (streaming to the emulator) and its figures
 views/                     the printer panel, printer settings, the G-code preview (Qt)
 """
 
 from workbench.core.plugins import Plugin, ViewSpec
-from workbench_plugins.printing.agent import specialist
 from workbench_plugins.printing.config import PrintingSettings
+from workbench_plugins.printing.specialist import TOOLS, specialist
 
 plugin = Plugin(
     name="printing",
@@ -30,22 +33,11 @@ plugin = Plugin(
             name="printer",
             title="Printer",
             factory="workbench_plugins.printing.views:printer_panel",
-            shows=(
-                "slice_model",
-                "list_printers",
-                "get_printer_status",
-                "connect_printer",
-                "disconnect_printer",
-                "upload_and_print",
-                "pause_print",
-                "resume_print",
-                "resume_from_layer",
-                "cancel_print",
-            ),
+            shows=TOOLS,
         ),
     ),
     suites="workbench_plugins.printing.bench:suites",
     settings=PrintingSettings,
     checks="workbench_plugins.printing.doctor_checks:checks",
-    services="workbench_plugins.printing.service:services",
+    services="workbench_plugins.printing.services:services",
 )

@@ -121,10 +121,15 @@ class PrintingSettings(BaseModel):
             baudrate=self.serial_baudrate,
         )
 
-    def profile(self, printer: str, addresses: Sequence[str] = ()) -> PrinterProfile:
-        """The profile called `printer` (by name or address); an unknown address gets defaults."""
+    def configured(self, printer: str, addresses: Sequence[str] = ()) -> PrinterProfile | None:
+        """The profile called `printer` (by name or address), or None."""
         wanted = printer.strip().rstrip("/")
         for profile in self.profiles(addresses):
             if wanted in (profile.name, profile.address):
                 return profile
-        return self.default_profile(wanted)
+        return None
+
+    def profile(self, printer: str, addresses: Sequence[str] = ()) -> PrinterProfile:
+        """The profile called `printer` (by name or address); an unknown address gets defaults."""
+        found = self.configured(printer, addresses)
+        return found or self.default_profile(printer.strip().rstrip("/"))

@@ -72,12 +72,17 @@ async def _measure(
 
     ticks: list[float] = []
     streaming = asyncio.wrap_future(asyncio.run_coroutine_threadsafe(stream(), loop))
-    while not streaming.done():
-        ticks.append(time.perf_counter())
-        await asyncio.sleep(tick_s)
-    elapsed = await streaming
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(5)
+    try:
+        while not streaming.done():
+            ticks.append(time.perf_counter())
+            await asyncio.sleep(tick_s)
+        elapsed = await streaming
+    finally:  # the link and its watchdog task end before their loop does
+        await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(host.disconnect(), loop))
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)
+        if not thread.is_alive():
+            loop.close()
     gaps = [b - a for a, b in itertools.pairwise(ticks)] or [0.0]
     job = host.job
     sent = job.confirmed if job else 0

@@ -18,12 +18,20 @@ import asyncio
 import concurrent.futures
 import contextlib
 import logging
+import stat
 import threading
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-__all__ = ["NO_HOST", "PrinterEvent", "PrinterManager", "is_url", "manager_for"]
+__all__ = [
+    "NO_HOST",
+    "PrinterEvent",
+    "PrinterManager",
+    "UnknownPrinter",
+    "is_url",
+    "manager_for",
+]
 
 from workbench.core.events import Event
 from workbench_plugins.printing.config import PrinterProfile, PrintingSettings, is_url
@@ -240,11 +248,51 @@ class PrinterManager:
         """The profile `printer` names (name or address); an unknown address gets defaults."""
         return self.settings.profile(printer, self.app.settings.printers)
 
+    def named(self, printer: str) -> PrinterProfile:
+        """The printer a tool names: a configured one (by name or address), a PrusaLink URL, or
+        a serial port there is now (a full path to a character device). UnknownPrinter, naming
+        the configured printers, for anything else: a name is never taken as a port path."""
+        found = self.settings.configured(printer, self.app.settings.printers)
+        if found is not None:
+            return found
+        wanted = printer.strip().rstrip("/")
+        if is_url(wanted) or is_serial_port(wanted):
+            return self.settings.default_profile(wanted)
+        raise UnknownPrinter(unknown_printer_message(wanted, self.profiles()))
+
     def known(self) -> list[str]:
         return [profile.name for profile in self.profiles()]
 
     def prusalink(self, printer: str, **options: Any) -> PrusaLinkClient:
         return prusalink_client(self.profile(printer), **options)
+
+
+class UnknownPrinter(ValueError):
+    """A printer name that is neither configured nor an address; the message names the ones
+    that are."""
+
+
+def is_serial_port(address: str) -> bool:
+    """A full path to a character device that exists now (/dev/ttyACM0, a pseudo-terminal)."""
+    path = Path(address)
+    try:
+        return path.is_absolute() and stat.S_ISCHR(path.stat().st_mode)
+    except OSError:
+        return False
+
+
+def unknown_printer_message(printer: str, profiles: list[PrinterProfile]) -> str:
+    configured = ", ".join(
+        profile.name if profile.name == profile.address else f"{profile.name} ({profile.address})"
+        for profile in profiles
+    )
+    known = f"The configured printers: {configured}." if configured else "No printer is configured."
+    return (
+        f"There is no printer {printer!r}: it is not configured, nor a PrusaLink URL or a serial "
+        f"port on this computer. {known} Add printers in the Printer panel's Printers... dialog "
+        "([[plugins.printing.printers]]); a USB printer plugged in now may also be named by its "
+        "port's full path (/dev/ttyACM0)."
+    )
 
 
 _managers: dict[int, PrinterManager] = {}

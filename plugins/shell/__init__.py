@@ -5,14 +5,15 @@ policy.py          what may run: shell syntax, the allowlist and per-program rul
                    deletes, paths that leave the workspace (refusals say why and how to allow)
 runner.py          running one checked command: own process group, timeout, capped output
 events.py          command started / finished, and a person's Stop
-tools.py, agent.py execute_cli_command and list_allowed_commands; the CLI specialist
+specialist.py      the CLI specialist and its tool names
+tools/             execute.py (execute_cli_command), allowed.py (list_allowed_commands)
 doctor_checks.py   the allowlist in use and where each program is
 views/             the command log (Qt)
 """
 
 from workbench.core.plugins import Plugin, ViewSpec
-from workbench_plugins.shell.agent import specialist
 from workbench_plugins.shell.config import ShellSettings
+from workbench_plugins.shell.specialist import specialist
 
 plugin = Plugin(
     name="shell",

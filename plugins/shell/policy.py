@@ -7,6 +7,10 @@ A command is refused (with why, and which setting would allow it) when:
 - its program is not a bare name on the allowlist (`allowed_programs`), or breaks that program's
   rule: python only as `python -m <allowed module>`, git only with an allowed subcommand, find
   without the actions that run or delete (-exec, -delete, ...);
+- git would run a program the repository's own configuration names: a repository that sets
+  filters (clean, smudge, process) is refused; every other such program (diff.external, diff
+  drivers and textconv, core.fsmonitor, pagers, gpg.program with log.showSignature) is switched
+  off for every git command, by flags added to the command and config in its environment;
 - it is a recursive delete of /, of a workspace or allowed folder itself, or of anything outside
   them: never run, whatever the settings say;
 - an argument that names a path leaves the workspace and the allowed folders: `..`, an absolute
@@ -16,9 +20,11 @@ A command is refused (with why, and which setting would allow it) when:
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
+import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +50,39 @@ FIND_ACTIONS = frozenset(
 )
 PYTHONS = frozenset({"python", "python3"})
 _RECURSIVE = re.compile(r"^-[A-Za-z]*[rR][A-Za-z]*$")
+# What a repository's configuration could make git run, pinned for every git command. Given as
+# environment config (GIT_CONFIG_COUNT), which outranks every config file, the repository's too.
+GIT_SAFE_CONFIG = (
+    ("core.fsmonitor", "false"),
+    ("core.hooksPath", os.devnull),
+    ("core.pager", "cat"),
+    ("log.showSignature", "false"),
+    ("gpg.program", "gpg"),
+    ("gpg.ssh.program", "ssh-keygen"),
+    ("gpg.x509.program", "gpgsm"),
+    ("core.sshCommand", "ssh"),
+    ("credential.helper", ""),
+    ("diff.submodule", "short"),
+    ("status.submoduleSummary", "false"),
+)
+# flags added after the subcommand: diff drivers (diff.external, diff.<driver>.command and
+# .textconv) off, and submodules (repositories of their own configuration) not looked into
+_NO_DRIVERS = ("--no-ext-diff", "--no-textconv")
+GIT_SAFE_FLAGS: dict[str, tuple[str, ...]] = {
+    "status": ("--ignore-submodules=dirty",),
+    "diff": (*_NO_DRIVERS, "--ignore-submodules=dirty"),
+    "log": _NO_DRIVERS,
+    "show": _NO_DRIVERS,
+    "whatchanged": _NO_DRIVERS,
+    "blame": ("--no-textconv",),
+    "annotate": ("--no-textconv",),
+    "grep": ("--no-textconv",),
+}
+# options that would switch a driver back on (git also takes them abbreviated: --ext, --textc)
+_DRIVER_OPTIONS = re.compile(r"^--(ext(-(d(i(ff?)?)?)?)?|textc(o(n(v)?)?)?)(=|$)")
+_GIT_FILTERS = r"^filter\..*\.(clean|smudge|process)$"
+_REPOSITORY_SCOPES = ("local", "worktree")
+GIT_CONFIG_TIMEOUT_S = 10.0
 
 
 class CommandRefused(ToolFailure):
@@ -111,6 +150,9 @@ def prepare(
             "Install it, or put its folder on PATH for the workbench; `workbench --headless "
             "doctor` lists the allowed programs it finds.",
         )
+    if argv[0] == "git":
+        refuse_repository_filters(executable, folder)
+        argv = with_git_safe_flags(argv)
     return Prepared(
         argv=argv,
         cwd=folder,
@@ -245,14 +287,73 @@ def _python_rule(program: str, rest: list[str], settings: ShellSettings) -> None
 
 def _git_rule(rest: list[str], settings: ShellSettings) -> None:
     allowed = settings.git_subcommands
-    if rest and rest[0] in allowed and "--ext-diff" not in rest:
+    drivers = [argument for argument in rest if _DRIVER_OPTIONS.match(argument)]
+    if rest and rest[0] in allowed and not drivers:
         return
-    given = rest[0] if rest else "(none)"
+    given = shlex.join(drivers) if drivers and rest[0] in allowed else rest[0] if rest else ""
     raise CommandRefused(
-        f"Refused git {given}: git runs only with an allowed subcommand right after `git` "
-        f"({', '.join(allowed)}), without global options or --ext-diff.",
+        f"Refused git {given or '(none)'}: git runs only with an allowed subcommand right after "
+        f"`git` ({', '.join(allowed)}), without global options, --ext-diff or --textconv (they "
+        "run programs a repository's configuration names).",
         allow_hint("the subcommand to git_subcommands"),
     )
+
+
+def git_environment() -> dict[str, str]:
+    """The environment config every git command gets: repository-named programs off."""
+    env = {
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_COUNT": str(len(GIT_SAFE_CONFIG)),
+        "GIT_PAGER": "cat",
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_ASKPASS": "",  # empty: no askpass program (nor the repository's core.askPass)
+    }
+    for index, (key, value) in enumerate(GIT_SAFE_CONFIG):
+        env[f"GIT_CONFIG_KEY_{index}"] = key
+        env[f"GIT_CONFIG_VALUE_{index}"] = value
+    return env
+
+
+def without_git_variables() -> dict[str, str]:
+    """The environment without GIT_* (GIT_DIR, GIT_EXTERNAL_DIFF, GIT_CONFIG_PARAMETERS...):
+    every git command here runs on its working folder's repository with `git_environment`."""
+    return {name: value for name, value in os.environ.items() if not name.startswith("GIT_")}
+
+
+def with_git_safe_flags(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """`git SUBCOMMAND` with the flags that keep its diff drivers off, before the user's own."""
+    return (argv[0], argv[1], *GIT_SAFE_FLAGS.get(argv[1], ()), *argv[2:])
+
+
+def refuse_repository_filters(git: str, folder: Path) -> None:
+    """Refuse a repository whose configuration sets filters: git runs them on files it reads
+    (status and diff too), and no flag or setting of a single command switches them off."""
+    try:
+        found = subprocess.run(  # reads configuration only: runs no hook, filter or fsmonitor
+            [git, "config", "--show-scope", "--includes", "--get-regexp", _GIT_FILTERS],
+            cwd=folder,
+            env={**without_git_variables(), **git_environment()},
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=GIT_CONFIG_TIMEOUT_S,
+        )
+    except (OSError, subprocess.TimeoutExpired) as failed:
+        raise CommandRefused(
+            f"Could not read the git configuration in {folder}: {failed}.",
+            "Check the repository; nothing was run.",
+        ) from None
+    scoped = (line.split(None, 2) for line in found.stdout.splitlines())
+    # the repository's own (its config, worktree config and what they include); the user's
+    # global filters (git lfs install) are the user's choice, system ones are not read at all
+    filters = [entry[1] for entry in scoped if len(entry) > 1 and entry[0] in _REPOSITORY_SCOPES]
+    if found.returncode == 0 and filters:
+        raise CommandRefused(
+            f"Refused git in {folder}: its configuration sets filter programs ("
+            f"{', '.join(filters)}), which git would run on the files it reads.",
+            "Inspect the repository's .git/config (with cat) and remove those filters if they "
+            "are not yours; git commands run here only without them.",
+        )
 
 
 def check_path_argument(argument: str, folder: Path, confinement: Confinement) -> None:

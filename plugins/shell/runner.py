@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import IO
 
-from workbench_plugins.shell.policy import Prepared
+from workbench_plugins.shell.policy import Prepared, git_environment, without_git_variables
 
 POLL_S = 0.05
 GRACE_S = 2.0  # between SIGTERM and SIGKILL
@@ -58,21 +58,11 @@ class _CappedReader(threading.Thread):
 
 def child_environment() -> dict[str, str]:
     """The workbench's environment, made safer for the programs allowed by default: Python never
-    imports from the working folder first; git neither pages, prompts, runs hooks nor fsmonitor."""
-    env = dict(os.environ)
-    env.update(
-        PYTHONSAFEPATH="1",
-        PYTHONDONTWRITEBYTECODE="1",
-        GIT_PAGER="cat",
-        PAGER="cat",
-        GIT_TERMINAL_PROMPT="0",
-        GIT_CONFIG_COUNT="2",
-        GIT_CONFIG_KEY_0="core.fsmonitor",
-        GIT_CONFIG_VALUE_0="false",
-        GIT_CONFIG_KEY_1="core.hooksPath",
-        GIT_CONFIG_VALUE_1=os.devnull,
-    )
-    env.pop("GIT_EXTERNAL_DIFF", None)
+    imports from the working folder first; git runs no program a repository's configuration
+    names (hooks, fsmonitor, pagers, signature programs: `policy.git_environment`)."""
+    env = without_git_variables()
+    env.update(PYTHONSAFEPATH="1", PYTHONDONTWRITEBYTECODE="1", PAGER="cat")
+    env.update(git_environment())
     return env
 
 

@@ -1,16 +1,16 @@
 """Topology optimisation (EngiBench Beams2D and Photonics2D): live densities, watertight STL.
 
-configs.py, engine.py    problem settings; EngiBench set-up, simulate, optimise, render
+problems.py, engine.py   problem configs, checked; EngiBench set-up, simulate, optimise, render
 optimization_worker.py   the optimisation as it runs in a worker process, streaming frames
 photonics_fast.py        faster Photonics2D solves (photonics_factors.py: orderings, LU cache)
 library_overrides.py     replacing a library function for one call's context only
 designs.py, candidates.py, stl.py   stored designs, ledger candidates, watertight STL export
-tools/, agent.py         the tools and the topopt specialist;  views/: density and STL (Qt)
-workflow/                the EngiAI workflow benchmark;  perf.py: its speed measurements
+specialist.py            the topopt specialist;  tools/: its tools;  views/: density, STL (Qt)
+bench/                   the EngiAI workflow suites;  perf.py: the engine's speed measurements
 """
 
 from workbench.core.plugins import Plugin, ViewSpec
-from workbench_plugins.topopt.agent import specialist
+from workbench_plugins.topopt.specialist import specialist
 
 plugin = Plugin(
     name="topopt",
@@ -18,7 +18,7 @@ plugin = Plugin(
     description="EngiBench Beams2D and Photonics2D, offline; designs, renders and watertight STL.",
     tools="workbench_plugins.topopt.tools:tools",
     specialist=specialist,
-    suites="workbench_plugins.topopt.workflow.suite:suites",
+    suites="workbench_plugins.topopt.bench:suites",
     views=(
         ViewSpec(
             "topopt.density",

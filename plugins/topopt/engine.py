@@ -1,4 +1,4 @@
-"""EngiBench Beams2D and Photonics2D, offline, with typed configs (configs.py) and live iterations.
+"""EngiBench Beams2D and Photonics2D, offline, with typed configs (problems.py), live iterations.
 
 Never needs the network: the hub flags are set before EngiBench is imported, and nothing here
 touches `.dataset` or dataset-backed random designs. Starting points are each problem's own
@@ -30,7 +30,8 @@ import numpy as np
 import numpy.typing as npt
 from threadpoolctl import threadpool_limits
 
-from workbench_plugins.topopt.configs import (
+from workbench_plugins.topopt.library_overrides import library_override, silenced_stdout
+from workbench_plugins.topopt.problems import (
     Beams2DConfig,
     EngineError,
     Photonics2DConfig,
@@ -40,8 +41,7 @@ from workbench_plugins.topopt.configs import (
 )
 
 # Other modules use the configs through the engine (engine.parse_config, engine.EngineError...).
-from workbench_plugins.topopt.configs import config_sha256 as config_sha256
-from workbench_plugins.topopt.library_overrides import library_override, silenced_stdout
+from workbench_plugins.topopt.problems import config_sha256 as config_sha256
 
 
 class OptimizationCancelled(Exception):

@@ -1,8 +1,9 @@
 """Web search: Tavily search with a key from the keyring, and its specialist.
 
 client.py         the Tavily REST client (search, usage), httpx
-tools.py          web_search (offered only when a key is stored)
-agent.py          the web search specialist
+tools/            web_search.py (the tool, offered only when a key is stored), access.py (the
+                  key, and what to do when Tavily fails)
+specialist.py     the web search specialist and its tool names
 config.py         settings ([plugins.websearch]); the key's keyring entry
 doctor_checks.py  is there a key, and does Tavily accept it
 
@@ -12,9 +13,9 @@ agent that has nothing to work with.
 """
 
 from workbench.core.plugins import Plugin
-from workbench_plugins.websearch.agent import specialist
 from workbench_plugins.websearch.config import WebSearchSettings
-from workbench_plugins.websearch.tools import tavily_key
+from workbench_plugins.websearch.specialist import specialist
+from workbench_plugins.websearch.tools.access import tavily_key
 
 
 def plugin() -> Plugin:

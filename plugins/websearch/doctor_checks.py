@@ -12,7 +12,7 @@ from workbench.core.secrets import where
 from workbench.core.settings import SettingsError
 from workbench_plugins.websearch import client
 from workbench_plugins.websearch.config import KEY_ENTRY, WebSearchSettings
-from workbench_plugins.websearch.tools import SET_KEY, tavily_key, what_to_do
+from workbench_plugins.websearch.tools.access import SET_KEY, tavily_key, what_to_do
 
 if TYPE_CHECKING:
     from workbench.core.context import AppContext

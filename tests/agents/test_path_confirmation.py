@@ -10,13 +10,17 @@ import numpy as np
 import pytest
 
 from tests.agents.conftest import add_specialist, call, calls, handoff, say
+from tests.rigs.require import require_rig
 from workbench.core.context import AppContext
 
 
 @pytest.fixture
 def design(app: AppContext) -> Path:
-    if app.registry.get("convert_design_to_stl") is None:
-        pytest.skip("the topopt plugin is not installed")
+    require_rig(
+        "topopt plugin",
+        app.registry.get("convert_design_to_stl") is not None,
+        "the topopt plugin is not installed (pip install -e .)",
+    )
     add_specialist(app, "exporter", ("convert_design_to_stl",))
     block = np.zeros((50, 100))
     block[:, :40] = 1.0

@@ -15,7 +15,7 @@ from langchain_core.messages import ToolMessage
 
 from tests.agents.conftest import add_specialist, call, calls, handoff, say
 from workbench.agents.events import ToolFinished, ToolStarted
-from workbench.agents.graph.cancels import USER_CANCELLED
+from workbench.agents.graph.run import USER_CANCELLED
 from workbench.core.context import AppContext
 from workbench.core.events import JobCancelRequested, JobProgress
 from workbench.core.jobs import JobState

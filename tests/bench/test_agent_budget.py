@@ -13,7 +13,7 @@ from workbench.agents import AgentRuntime, ScriptedChatModel
 from workbench.bench import AgentBudget
 from workbench.bench.runner import PlannedCell, execute_cell
 from workbench.core.context import AppContext
-from workbench_plugins.topopt.workflow.suite import WorkflowSuite
+from workbench_plugins.topopt.bench.suite import WorkflowSuite
 
 USAGE = {"input_tokens": 1000, "output_tokens": 10}
 

@@ -90,7 +90,7 @@ def test_killed_run_resumes_with_only_missing_cells(sample_plugins, tmp_path: Pa
 
 
 def test_summary_means_per_group(sample_plugins, tmp_path: Path) -> None:
-    code, _, err = finish(bench("sample", "--model", "reference", "--out", str(tmp_path)))
+    code, out, err = finish(bench("sample", "--model", "reference", "--out", str(tmp_path)))
     assert code == 0, err
     cells = read_cells(tmp_path)
     [group] = [
@@ -102,7 +102,10 @@ def test_summary_means_per_group(sample_plugins, tmp_path: Path) -> None:
     assert group["cells"] == 3 and group["mean"]["score"] == pytest.approx(sum(p0) / 3)
     assert set(group) >= {"suite", "problem", "style", "condition", "model", "mean"}
     assert (tmp_path / "sample-report.txt").read_text() == "6 cells\n"  # the suite's report hook
-    assert f"report: {tmp_path / 'sample-report.txt'}" in err
+    # the terminal: one line for the suite (cells, errors, headline, report), then the index
+    [line] = [row for row in out.splitlines() if row.startswith("│ sample ")]
+    assert "│ 6 " in line and "score " in line and "sample-report.txt" in line
+    assert f"Everything in one page: {tmp_path / 'index.html'}" in err
 
 
 def test_harness_failure_exits_nonzero_and_is_retried(sample_plugins, tmp_path: Path) -> None:

@@ -9,8 +9,8 @@ import pytest
 
 from workbench.bench import BenchTask, CellContext, Suite
 from workbench.bench.runner import SMOKE_AGENT_BUDGET, BenchError, plan
-from workbench_plugins.topopt.workflow.suite import WorkflowSuite
-from workbench_plugins.topopt.workflow.tasks import styles
+from workbench_plugins.topopt.bench.suite import WorkflowSuite
+from workbench_plugins.topopt.bench.tasks import styles
 
 
 class StyleMajor(Suite):

@@ -105,4 +105,6 @@ def test_a_password_inside_a_list_of_models_is_refused() -> None:
     servers = McpServersSettings.model_construct(servers=[server])
     with pytest.raises(SettingsError, match="keyring") as refused:
         Settings().with_plugin("mcp_servers", servers)
-    assert "servers[0].url" in str(refused.value) and PASSWORD not in str(refused.value)
+    message = str(refused.value)  # the server by its name, and the entry its token is read from
+    assert "servers[lab].url" in message and "entry 'mcp-server-lab'" in message
+    assert PASSWORD not in message

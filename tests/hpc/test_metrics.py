@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from workbench.bench import design_metrics as dm
-from workbench_plugins.topopt.workflow import global_metrics
+from workbench_plugins.topopt.bench import global_metrics
 
 SIGMA = 10.0
 EPS = 1e-6

@@ -141,43 +141,64 @@ def test_flat_propagates_nothing() -> None:
     assert propagate(RAW, "flat") == RAW
 
 
-def test_an_absent_stage_scores_zero_and_is_skipped_as_a_parent() -> None:
+def test_an_absent_stage_scores_zero_and_passes_zero_to_its_children() -> None:
     raw = {stage: 10.0 for stage in STAGES} | {"AS": 5.0, "VI": 0.0}
-    # VI absent: S_VI = 0, and ES's only present parent is AS
-    # PC 10; AS 5 * 1 = 5; VI 0; ES 10 * (5/10) = 5; LR 10 * (5 + 5)/20 = 5;
-    # AA 10 * (5 + 5)/20 = 5; PI 10 * (5 + 5)/20 = 5; FA 10 * (5 + 5)/20 = 5
+    # VI absent: S_VI = 0, and it counts as ES's parent with 0
+    # PC 10; AS 5 * 1 = 5; VI 0; ES 10 * (5 + 0)/20 = 2.5; LR 10 * (5 + 2.5)/20 = 3.75;
+    # AA 10 * (2.5 + 3.75)/20 = 3.125; PI 10 * (5 + 3.75)/20 = 4.375;
+    # FA 10 * (3.125 + 4.375)/20 = 3.75
     propagated = propagate(raw, "dag", absent=["VI"])
     assert propagated == pytest.approx(
-        {"PC": 10, "AS": 5, "VI": 0, "ES": 5, "LR": 5, "AA": 5, "PI": 5, "FA": 5}, abs=EXACT
+        {"PC": 10, "AS": 5, "VI": 0, "ES": 2.5, "LR": 3.75, "AA": 3.125, "PI": 4.375, "FA": 3.75},
+        abs=EXACT,
     )
-    # S_base = (10 + 5 + 0 + 5 * 5) / 8 = 40 / 8 = 5; MP = 2.0 * 1 = 2; S_blend = 3; S_final = 3
+    # S_base = 32.5 / 8 = 4.0625; MP = 2.0 * 1 = 2; S_blend = 2.0625 = S_final
     breakdown = final_score(raw, propagated, PERFECT, absent=["VI"])
-    assert breakdown.s_base == pytest.approx(5.0, abs=EXACT)
+    assert breakdown.s_base == pytest.approx(4.0625, abs=EXACT)
     assert breakdown.missing == ["VI"] and breakdown.missing_penalty == 2.0
-    assert breakdown.s_blend == pytest.approx(3.0, abs=EXACT)
-    assert breakdown.s_final == pytest.approx(3.0, abs=EXACT)
+    assert breakdown.s_blend == pytest.approx(2.0625, abs=EXACT)
+    assert breakdown.s_final == pytest.approx(2.0625, abs=EXACT)
     assert any(
         line.startswith("VI Visual Interpretation is missing") for line in breakdown.lowered_by
     )
 
 
-def test_children_of_an_absent_root_keep_their_raw_score() -> None:
+def test_children_of_an_absent_root_get_nothing_from_it() -> None:
     raw = {stage: 10.0 for stage in STAGES} | {"PC": 0.0, "AS": 6.0}
-    # PC absent: AS and VI have no present parent and keep Y; ES = 10 * (6 + 10)/20 = 8
+    # PC absent: every other stage descends from PC on the dag, so all are 6 * 0 = 0, 10 * 0 = 0
     propagated = propagate(raw, "dag", absent=["PC"])
-    assert propagated["PC"] == 0.0
-    assert propagated["AS"] == 6.0 and propagated["VI"] == 10.0
-    assert propagated["ES"] == pytest.approx(8.0, abs=EXACT)
+    assert propagated == {stage: 0.0 for stage in STAGES}
+
+
+def test_the_issue_examples_leaving_a_stage_out_costs_more_than_writing_it_badly() -> None:
+    clean = {stage: 10.0 for stage in STAGES}
+
+    def s_blend(raw: dict[str, float], graph: str, absent: list[str]) -> float:
+        return final_score(raw, propagate(raw, graph, absent), PERFECT, absent).s_blend
+
+    # dag, ES written with raw 0: ES 0; LR 10 (10 + 0)/20 = 5; AA 10 (0 + 5)/20 = 2.5;
+    # PI 10 (10 + 5)/20 = 7.5; FA 10 (2.5 + 7.5)/20 = 5: S_base = 50 / 8 = 6.25.
+    # ES left out: the same propagation, minus 2: 4.25 (it was 6.75 when absent parents
+    # were skipped)
+    written = s_blend(clean | {"ES": 0.0}, "dag", [])
+    left_out = s_blend(clean | {"ES": 0.0}, "dag", ["ES"])
+    assert (written, left_out) == pytest.approx((6.25, 4.25), abs=EXACT)
+    # chain, VI written with raw 3: ES..FA = 10 * 3/10 = 3: (10 + 10 + 6 * 3) / 8 = 4.75.
+    # VI left out: VI..FA 0: 20 / 8 = 2.5, minus 2 = 0.5 (it was 6.75)
+    written = s_blend(clean | {"VI": 3.0}, "chain", [])
+    left_out = s_blend(clean | {"VI": 0.0}, "chain", ["VI"])
+    assert (written, left_out) == pytest.approx((4.75, 0.5), abs=EXACT)
 
 
 def test_the_blend_never_goes_below_zero() -> None:
-    # only FA present (10), seven stages absent: S_base = 10 / 8 = 1.25; MP = 14; S_blend = 0
+    # only FA present (10), seven stages absent: FA = 10 * (0 + 0)/20 = 0; S_base = 0;
+    # MP = 14; S_blend = max(0, -14) = 0
     absent = [stage for stage in STAGES if stage != "FA"]
     raw = {stage: 0.0 for stage in absent} | {"FA": 10.0}
     propagated = propagate(raw, "dag", absent=absent)
-    assert propagated["FA"] == 10.0  # both parents absent
+    assert propagated["FA"] == 0.0  # both parents absent: nothing to build the answer on
     breakdown = final_score(raw, propagated, PERFECT, absent=absent)
-    assert breakdown.s_base == 1.25
+    assert breakdown.s_base == 0.0
     assert breakdown.missing_penalty == 14.0
     assert breakdown.s_blend == 0.0 and breakdown.s_final == 0.0
 

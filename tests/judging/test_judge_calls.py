@@ -1,19 +1,22 @@
 """Judge calls through scripted judge models: a malformed reply is retried once; a second one is a
 JudgeFailure (recorded, never a score); tokens, seconds and retries are recorded per call; the
-diagram goes to a judge that takes images; progress and cancellation between calls."""
+diagram goes to a judge that takes images; progress and cancellation between calls. A rule judge
+(the bench's rubric) is asked the same questions as data, without prompts."""
 
 from __future__ import annotations
 
 import base64
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from langchain_core.messages import HumanMessage
 
 from workbench.agents import ScriptedChatModel
 from workbench_plugins.judging.problems.registry import problem
-from workbench_plugins.judging.scoring.judge import GradingCancelled, JudgeSession
+from workbench_plugins.judging.scoring.baselines import grade_single_pass
+from workbench_plugins.judging.scoring.judge import GradingCancelled, JudgeSession, Question
 from workbench_plugins.judging.scoring.pipeline import CallRecord, grade
 from workbench_plugins.judging.scoring.stages import STAGES
 
@@ -180,3 +183,77 @@ def test_scripted_progress_per_call_and_cancel_between_calls() -> None:
     with pytest.raises(GradingCancelled):
         grade(round_problem(), SOLUTION, stopped, cancelled=lambda: stopped.position >= 3)
     assert stopped.position == 3  # no call after the cancel
+
+
+class RecordingRules:
+    """A rule judge that keeps the questions it is asked and finds nothing wrong."""
+
+    def __init__(self) -> None:
+        self.questions: list[Question] = []
+
+    def answer(self, question: Question) -> dict[str, Any]:
+        self.questions.append(question)
+        if question.kind == "stage":
+            return {"errors": [], "fatal": [], "comment": "rules"}
+        if question.kind == "single_pass":
+            return {"stages": [{"stage": stage, "score": 9.0} for stage in STAGES]}
+        return {"sanity_fail": False} if question.stage == "sanity" else {"score": 10.0}
+
+
+def test_a_rule_judge_is_asked_the_questions_as_data_without_prompts() -> None:
+    rules = RecordingRules()
+    result = grade(round_problem(), SOLUTION, rules)
+    asked = [(question.kind, question.stage) for question in rules.questions]
+    assert asked == [("stage", stage) for stage in STAGES] + [
+        ("meta", "coverage"),
+        ("meta", "verbosity"),
+        ("meta", "sanity"),
+    ]
+    # a stage's own text; the checks of the whole solution get it parsed, once, by the pipeline
+    assert rules.questions[STAGES.index("ES")].text == "the ES part"
+    sanity = rules.questions[-1]
+    assert sanity.text == SOLUTION and sanity.parsed is result.parsed
+    assert result.complete and result.final == pytest.approx(10.0)
+    assert all((c.tokens_in, c.tokens_out, c.attempts) == (0, 0, 1) for c in result.judge_calls)
+
+    single = grade_single_pass(round_problem(), SOLUTION, rules)
+    [question] = rules.questions[11:]
+    assert (question.kind, question.stage, question.parsed) == ("single_pass", "all", single.parsed)
+    assert single.single_pass == pytest.approx(9.0)
+
+
+def test_a_rule_that_breaks_is_a_judge_failure_after_one_attempt() -> None:
+    class NoRules:
+        def answer(self, question: Question) -> dict[str, Any]:
+            raise ValueError(f"no rule for {question.stage}")
+
+    session = JudgeSession(NoRules(), round_problem())
+    assert session.judge_stage("ES", "F = m a") is None
+    [failure] = session.failures
+    assert failure.stage == "ES" and "no rule for ES" in failure.reason
+    assert [(call.ok, call.attempts) for call in session.calls] == [(False, 1)]
+
+
+NO_ERRORS_FIELD = {"tool_calls": [{"name": "StageVerdict", "args": {"fatal": [], "comment": "ok"}}]}
+
+
+def test_a_verdict_without_its_errors_field_is_a_failed_call_never_a_clean_stage() -> None:
+    # the judge said nothing about ES's errors, twice: ES is not scored 10, there is no score
+    script = judge_script(overrides={"ES": [NO_ERRORS_FIELD, NO_ERRORS_FIELD]})
+    model = ScriptedChatModel(replies=script)
+    result = grade(round_problem(), SOLUTION, model)
+    assert model.remaining == 0
+    [failure] = result.failures
+    assert (failure.kind, failure.stage) == ("stage", "ES")
+    assert "errors" in failure.reason
+    assert "ES" not in result.raw and "ES" not in result.judgements
+    assert result.final is None and not result.complete
+
+
+def test_a_verdict_without_its_errors_field_is_asked_again() -> None:
+    model = ScriptedChatModel(replies=[NO_ERRORS_FIELD, verdict([("unit slip", "moderate")])])
+    session = JudgeSession(model, round_problem())
+    result = session.judge_stage("ES", "F = m a")
+    assert result is not None and [e.severity for e in result.errors] == ["moderate"]
+    [record] = session.calls
+    assert record.ok and record.retried

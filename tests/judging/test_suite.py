@@ -59,12 +59,14 @@ def test_scripted_generator_and_judge_run_end_to_end_through_the_cli(tmp_path: P
     assert scores["judge_calls"] == 12.0 and scores["judge_tokens_in"] == 12 * 300.0
     solution = next((out / "cells").glob("*/solution.md")).read_bytes()
     assert record["details"]["solution"]["sha256"] == hashlib.sha256(solution).hexdigest()
+    assert len(record["details"]["bindings"]) == 2 and "unbound" not in record["details"]
     report = (out / "engjudge-report.md").read_text()
     assert "### Per subject (EngJudge and the baselines)" in report
     assert "| mechanics of materials | 1 | 0 | 7.65 | 8.50 |" in report
     assert "| ES | Equation Selection | 6.00 | 6.00 | 0.00 |" in report
     assert "| LR | Logical Reasoning | 10.00 | 8.00 | 2.00 |" in report
     assert "| judge, total | 12 | 3,600 | 480 |" in report
+    assert "rule-based" not in report.split("## generator", 1)[1]  # a model judged here
     assert (out / "engjudge-report.png").read_bytes()[:4] == b"\x89PNG"
 
 

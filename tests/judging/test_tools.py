@@ -18,6 +18,13 @@ from workbench_plugins.judging.problems.registry import problem, problem_set
 PROBLEM = "thermal_wall-s2"
 
 
+def scripted_profile(context: Any, spec: str) -> str:
+    """A model profile replaying the script `spec` names (the person's setting), and its name."""
+    path = spec.removeprefix("scripted:")
+    context.settings.model_profiles = [{"name": "judge", "kind": "scripted", "model": path}]
+    return "judge"
+
+
 def answer_texts(value: float) -> set[str]:
     """The ways an answer could be written: several precisions, as the tools would print it."""
     return {f"{value:.6g}", f"{value:.5g}", f"{value:.4g}", repr(value)}
@@ -59,6 +66,7 @@ def test_grade_solution_scripted_judge_returns_the_breakdown_with_progress(
 ) -> None:
     item = problem(PROBLEM)
     judge = write_script(tmp_path / "judge.json", engjudge_replies(es_errors=(("major", "x"),)))
+    judge = scripted_profile(context, judge)  # a caller names a model profile, never a file
     events: list[Any] = []
     for kind in (JobStarted, JobProgress, JobFinished):
         context.bus.subscribe(kind, events.append)
@@ -83,3 +91,54 @@ def test_grade_solution_scripted_judge_returns_the_breakdown_with_progress(
     assert "judge call 4: stage ES (ok)" in [e.message for e in progress]
     assert isinstance(events[0], JobStarted) and isinstance(events[-1], JobFinished)
     assert events[-1].status == "done"
+
+
+@pytest.mark.parametrize("text", ["", "  \n\t "])
+def test_grade_solution_refuses_a_blank_solution_before_any_judge_call(
+    context: Any, text: str
+) -> None:
+    started: list[Any] = []
+    context.bus.subscribe(JobStarted, started.append)
+    arguments = {"problem_id": PROBLEM, "solution_text": text, "judge_model": "scripted:none"}
+    outcome = context.registry.call("grade_solution", arguments, caller="test")
+    assert not outcome.ok
+    assert "the solution is blank" in outcome.error.explain()
+    assert not started  # refused before the grading began
+
+
+def test_grade_solution_refuses_a_solution_over_the_limit_and_says_the_limit(
+    context: Any,
+) -> None:
+    from workbench_plugins.judging.tools.grading import MAX_SOLUTION_CHARS
+
+    item = problem(PROBLEM)
+    padding = "x" * (1_000_000 - len(reference_solution(item)))
+    arguments = {
+        "problem_id": PROBLEM,
+        "solution_text": reference_solution(item) + padding,
+        "judge_model": "scripted:none",
+    }
+    outcome = context.registry.call("grade_solution", arguments, caller="test")
+    assert not outcome.ok
+    assert f"over the limit of {MAX_SOLUTION_CHARS:,}" in outcome.error.explain()
+
+
+def test_grade_solution_without_a_score_fails_with_the_judge_failure(
+    context: Any, tmp_path: Path
+) -> None:
+    malformed = {"content": "Looks fine."}  # no tool call, twice: the PC verdict is missing
+    judge = write_script(tmp_path / "judge.json", [malformed, malformed, *engjudge_replies()[1:]])
+    judge = scripted_profile(context, judge)
+    finished: list[Any] = []
+    context.bus.subscribe(JobFinished, finished.append)
+    arguments = {
+        "problem_id": PROBLEM,
+        "solution_text": reference_solution(problem(PROBLEM)),
+        "judge_model": judge,
+    }
+    outcome = context.registry.call("grade_solution", arguments, caller="test")
+    assert not outcome.ok
+    explained = outcome.error.explain()
+    assert f"{PROBLEM}: no score, 1 judge call(s) gave no usable verdict" in explained
+    assert "stage PC" in explained
+    assert [event.status for event in finished] == ["failed"]

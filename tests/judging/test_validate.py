@@ -38,6 +38,8 @@ def test_validation_passes_on_every_problem_with_the_rubric_judge(tmp_path: Path
     assert all(s["single_pass"] > s["final"] for s in wrong)
     assert {s["final"] for s in by_policy["offtarget:no-stages"]} == {0.0}
     assert f"validation passed: {len(cells)} cells checked" in done.stdout
+    assert "judge rubric: a rule-based stand-in, not a model" in done.stdout
+    assert all(cell["details"]["bindings"] and "unbound" not in cell["details"] for cell in cells)
     assert (out / "engjudge-report.md").is_file()
 
 
@@ -51,7 +53,7 @@ def record(final: float, raw_es: float, single: float, flags: list[str]) -> dict
             "single_pass_failed": 0.0,
         },
         "details": {
-            "solution": {"matches": True},
+            "bindings": ["text graded = solution.md as written: sha256 0123456789ab holds"],
             "judgements": {"ES": {"fatal": flags}},
             "judge_failures": [],
         },
@@ -66,5 +68,22 @@ def test_a_lenient_judge_fails_the_validation() -> None:
     assert any("ref: the reference scored 8.500 < 9" in line for line in result.failures)
     assert any("wrong: ES not capped at 3" in line for line in result.failures)
     assert any(
-        "wrong: SinglePass 9.000 is not above EngJudge 9.500" in line for line in result.failures
+        "wrong: the ES cap was not carried downstream: EngJudge 9.500 is not below the "
+        "unpropagated mean 9.000" in line
+        for line in result.failures
     )
+
+
+def test_a_grade_not_bound_to_its_solution_file_fails_the_validation() -> None:
+    tampered = record(10.0, 10, 10, [])
+    tampered["details"]["unbound"] = ["solution.md after grading: expected sha256 0123, found 4567"]
+    unbound = record(10.0, 10, 10, [])
+    unbound["details"]["bindings"] = []
+    result = Validation(Path("."))
+    check_cell(result, "reference", "tampered", tampered)
+    check_cell(result, "reference", "unbound", unbound)
+    assert result.failures == [
+        "tampered: the grade is not bound to the solution file: solution.md after grading: "
+        "expected sha256 0123, found 4567",
+        "unbound: the grade is not bound to the solution file: no binding recorded",
+    ]

@@ -19,8 +19,8 @@ import pytest
 
 from tests.conftest import ROOT
 from workbench.bench.results import CellRecord, cell_folder, read_cells
+from workbench_plugins.mcp_servers.bench.policies import policy_of, server_workspace
 from workbench_plugins.mcp_servers.bench.report import PLOT, REPORT
-from workbench_plugins.mcp_servers.bench.roundtrip import policy_of, server_workspace
 from workbench_plugins.mcp_servers.bench.scoring import RESULTS, comparable, difference, judge
 
 POLICIES = ("reference", "offtarget:skips-server", "offtarget:tampered")

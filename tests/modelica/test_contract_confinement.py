@@ -211,9 +211,9 @@ def test_a_scripted_model_in_a_real_task_run_never_sees_its_contract(
     package: whatever the model is shown (plain: the whole history; harness: each turn's
     context with its last results) holds nothing of the contract."""
     from workbench.agents import ScriptedChatModel
-    from workbench_plugins.modelica.benchmark.packages import load_packages
     from workbench_plugins.modelica.driver.run_task import run_task
     from workbench_plugins.modelica.driver.task_source import task_from_public
+    from workbench_plugins.modelica.task_packages.packages import load_packages
 
     package = next(p for p in load_packages() if p.task.task_type == "model_repair")
     contract_text = package.contract_path.read_text(encoding="utf-8")

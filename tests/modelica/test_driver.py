@@ -352,10 +352,10 @@ def test_scripted_runs_of_a_benchmark_task_file_pass_the_evaluator(
 ) -> None:
     """A task file of the task set, run headless as `modelica run` does, in both modes; the
     scripted model writes the contract's known-valid model. The evaluator judges the file."""
-    from workbench_plugins.modelica.benchmark.packages import load_packages
-    from workbench_plugins.modelica.benchmark.submissions import read_submission
     from workbench_plugins.modelica.driver.run_task import run_task_file
-    from workbench_plugins.modelica.evaluation import evaluate
+    from workbench_plugins.modelica.evaluator import evaluate
+    from workbench_plugins.modelica.task_packages.packages import load_packages
+    from workbench_plugins.modelica.task_packages.submissions import read_submission
 
     package = next(p for p in load_packages() if p.task.task_type == "model_repair")
     fixed = package.contract.known_valid.final_model

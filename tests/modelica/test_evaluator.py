@@ -19,16 +19,16 @@ from workbench_plugins.modelica.backend_base import (
     SimulationResult,
     SimulationSettings,
 )
-from workbench_plugins.modelica.benchmark.packages import TaskPackage, load_packages
-from workbench_plugins.modelica.benchmark.submissions import SubmissionFile, read_submission
-from workbench_plugins.modelica.evaluation import (
+from workbench_plugins.modelica.evaluator import (
     Verdict,
     evaluate,
     evaluate_missing,
     public_problems,
 )
-from workbench_plugins.modelica.evaluation.gates import simulate_gate
-from workbench_plugins.modelica.evaluation.public import task_view
+from workbench_plugins.modelica.evaluator.gates import simulate_gate
+from workbench_plugins.modelica.evaluator.public import task_view
+from workbench_plugins.modelica.task_packages.packages import TaskPackage, load_packages
+from workbench_plugins.modelica.task_packages.submissions import SubmissionFile, read_submission
 
 REPAIR, GENERATION, TUNING = (
     "wb_repair_thermal_01",

@@ -11,7 +11,7 @@ import pytest
 from tests.modelica.conftest import MODELS
 from workbench.core.tools import ToolFailure
 from workbench_plugins.modelica import harness
-from workbench_plugins.modelica.agent import drive, turn_context
+from workbench_plugins.modelica.turns import drive, turn_context
 
 GOOD = (MODELS / "RCCharge.mo").read_text()
 FAULTY = GOOD.replace("i = (V - vc) / R;", "i = (V - vc) / Rr;")  # undeclared variable

@@ -11,7 +11,7 @@ from tests.modelica.conftest import MODELS
 from workbench.agents import prompt_overhead
 from workbench.agents.toolbridge import tool_schema
 from workbench_plugins.modelica import harness
-from workbench_plugins.modelica.specialist import TOOL_NAMES
+from workbench_plugins.modelica.specialist import TOOLS
 from workbench_plugins.modelica.tools.ledger import OBSERVABLE_SCHEMA, observable_variants
 
 MAX_TOKENS_PER_CALL = 1500
@@ -20,12 +20,12 @@ MAX_TOKENS_PER_CALL = 1500
 def test_modelica_specialist_costs_at_most_1500_tokens_per_call(context) -> None:  # type: ignore[no-untyped-def]
     report = prompt_overhead(context)  # the measurement the prompt-overhead suite reports
     modelica = report["specialists"]["modelica"]
-    assert modelica["tools"] == len(TOOL_NAMES)
+    assert modelica["tools"] == len(TOOLS)
     assert 0 < modelica["total_tokens"] <= MAX_TOKENS_PER_CALL, modelica
 
 
 def test_every_argument_of_every_tool_is_still_shown(context) -> None:  # type: ignore[no-untyped-def]
-    for name in TOOL_NAMES:
+    for name in TOOLS:
         tool = context.registry.get(name)
         assert tool is not None, name
         shown = tool_schema(tool)["function"]["parameters"]

@@ -52,6 +52,13 @@ class Bus:
         return [e for e in self.events if isinstance(e, kind)]
 
 
+def scripted_profile(app: Any, spec: str) -> str:
+    """A model profile replaying the script `spec` names (the person's setting), and its name."""
+    path = spec.removeprefix("scripted:")
+    app.settings.model_profiles = [{"name": "scripted", "kind": "scripted", "model": path}]
+    return "scripted"
+
+
 def start(app: Any, **arguments: Any) -> dict[str, Any]:
     outcome = app.registry.call("start_modelica_task", arguments, caller="test")
     assert outcome.ok, outcome.error
@@ -70,6 +77,7 @@ def test_the_tool_starts_a_scripted_run_whose_events_arrive_on_the_bus(
         ],
     )
     bus = Bus(app)
+    model = scripted_profile(app, model)  # a caller names a model profile, never a file
     started = start(app, task=PUBLIC_TASK, model_name=model)
 
     assert started["task_id"] == "wb_repair_tank_99" and started["mode"] == "harness"
@@ -104,7 +112,7 @@ def test_the_tool_takes_a_task_file_and_a_brief_scripted(inline_simulation, tmp_
     task_file = app.store.folder / "tank.json"
     task_file.write_text(json.dumps(PUBLIC_TASK))
     script = [calls(call("ledger_status")), say("Nothing to change.")]
-    never_submits = write_script(tmp_path, script, "idle.json")
+    never_submits = scripted_profile(app, write_script(tmp_path, script, "idle.json"))
     bus = Bus(app)
 
     from_file = start(app, task_path=str(task_file), model_name=never_submits, mode="plain")
@@ -138,4 +146,4 @@ def test_the_tool_refuses_zero_or_two_tasks(context) -> None:  # type: ignore[no
         "start_modelica_task", {"brief": "model Heater", "model_name": "nonsense:x"}, caller="t"
     )
     assert not no_model.ok and no_model.error.kind == "failed"
-    assert "Unknown model 'nonsense:x'" in no_model.error.message
+    assert "'nonsense:x' is not a model profile" in no_model.error.message

@@ -19,20 +19,20 @@ from tests.modelica.tiny_packages import (
     write_json,
     write_packages,
 )
-from workbench_plugins.modelica.benchmark.contract import ParameterAnswer, SettlingTimeMetric
-from workbench_plugins.modelica.benchmark.packages import (
+from workbench_plugins.modelica.task_packages.contract import ParameterAnswer, SettlingTimeMetric
+from workbench_plugins.modelica.task_packages.packages import (
     PackageError,
     load_package,
     load_packages,
     scan_packages,
 )
-from workbench_plugins.modelica.benchmark.submissions import (
+from workbench_plugins.modelica.task_packages.submissions import (
     SubmissionError,
     main_model_text,
     read_submission,
     read_submissions_jsonl,
 )
-from workbench_plugins.modelica.benchmark.task_format import (
+from workbench_plugins.modelica.task_packages.task_format import (
     TaskFormatError,
     load_public_task,
     workspace_files,

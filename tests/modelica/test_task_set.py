@@ -186,7 +186,10 @@ def test_off_targets_simulate_but_miss_a_private_metric() -> None:
 
 
 def test_every_package_loads_through_the_product_loader() -> None:
-    from workbench_plugins.modelica.benchmark.packages import consistency_problems, load_packages
+    from workbench_plugins.modelica.task_packages.packages import (
+        consistency_problems,
+        load_packages,
+    )
 
     packages = load_packages(ROOT)
     assert sorted(p.task.task_id for p in packages) == sorted(path.stem for path in TASKS)

@@ -16,9 +16,9 @@ from tests.modelica.tiny_packages import (
     write_json,
     write_packages,
 )
-from workbench_plugins.modelica.benchmark.packages import load_package
-from workbench_plugins.modelica.benchmark.submissions import read_submission
-from workbench_plugins.modelica.evaluation import evaluate
+from workbench_plugins.modelica.evaluator import evaluate
+from workbench_plugins.modelica.task_packages.packages import load_package
+from workbench_plugins.modelica.task_packages.submissions import read_submission
 
 
 def validate(root: Path) -> subprocess.CompletedProcess[str]:

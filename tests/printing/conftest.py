@@ -1,12 +1,15 @@
-"""Printing tests: a context with the printing tools registered, and test meshes."""
+"""Printing tests: a context with the printing tools registered, test meshes, and the real
+PrusaLink rig once for the session."""
 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.rigs.real_prusalink import RealPrusaLink, require_real_prusalink
 from tests.rigs.require import needs_rig, require_rig
 
 SLICER_MISSING = "prusa-slicer is not installed (Debian package prusa-slicer)"
@@ -23,6 +26,15 @@ def app(context: object) -> object:
         if registry.get(tool.name) is None:
             registry.register(tool, owner="printing")
     return context  # closing the context closes its printers (AppContext.on_close)
+
+
+@pytest.fixture(scope="session")
+def real_prusalink(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealPrusaLink]:
+    """The real PrusaLink 0.8.1 (tests/rigs/real_prusalink.py), started once: it takes ~10 s to
+    come up. Under xdist its tests run in one worker (tests/rigs/sharing.py)."""
+    require_real_prusalink()
+    with RealPrusaLink(tmp_path_factory.mktemp("prusalink")) as running:
+        yield running
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from workbench.bench import CellContext
+from workbench.bench.cell_result import CellResult
 from workbench_plugins.printing.bench import suites
 from workbench_plugins.printing.perf import stream_benchmark
 
@@ -21,5 +22,9 @@ def test_stream_benchmark_reports_rate_and_heartbeat() -> None:
 def test_suite_runs_its_smoke_task(context: object, tmp_path: Path) -> None:
     (suite,) = suites()
     task = suite.smoke_tasks()[0]
-    scores = suite.run(task, "none", 0, CellContext(context, tmp_path))  # type: ignore[arg-type]
+    result = suite.run(task, "none", 0, CellContext(context, tmp_path))  # type: ignore[arg-type]
+    assert isinstance(result, CellResult) and not result.bindings  # measured, nothing to bind
+    scores = result.scores
     assert scores["lines_per_s"] > 0 and "heartbeat_max_ms" in scores
+    assert all(isinstance(value, float) for value in scores.values())
+    assert set(suite.headline) <= set(scores)

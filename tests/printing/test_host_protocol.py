@@ -80,12 +80,13 @@ def test_another_protocol_version_is_told_to_restart(hosting: AppContext) -> Non
 
 
 def test_no_host_is_unavailable_and_a_foreign_folder_is_refused(
-    context: AppContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    context: AppContext, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     client = HostClient(socket_path(context.paths, create=False))
     with pytest.raises(HostUnavailable):
         asyncio.run(client.hello())
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    # short: a socket path fits 107 bytes (tmp_path is longer under xdist: .../popen-gw0/...)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path_factory.mktemp("run")))
     shared = socket_path(context.paths).parent
     shared.chmod(0o755)  # as if someone else had made it readable for all
     with pytest.raises(SerialHostError, match="not a private folder"):
@@ -143,7 +144,7 @@ def test_the_desktop_apps_service_defers_to_a_host_and_takes_over_when_it_stops(
     """The desktop app starts the printer service; another process already hosts, so it says
     which and follows it; when that host stops, the app becomes the host itself."""
     from workbench.core.plugins import ServiceConflict
-    from workbench_plugins.printing.service import PrinterHostService
+    from workbench_plugins.printing.services import PrinterHostService
 
     service = PrinterHostService(second_app)
     with pytest.raises(

@@ -127,7 +127,7 @@ def test_closing_the_window_while_a_usb_print_runs_asks_first(
     """The desktop app hosts the USB printers (its printer service); closing it would stop the
     print, so it asks, and only Yes closes (the service then stops the print, heaters off)."""
     from workbench.ui.main_window import MainWindow
-    from workbench_plugins.printing.service import PrinterHostService
+    from workbench_plugins.printing.services import PrinterHostService
 
     service = PrinterHostService(app)  # type: ignore[arg-type]
     service.start()

@@ -21,7 +21,7 @@ from keyring.backends import fail
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from tests.rigs.real_prusalink import RealPrusaLink, require_real_prusalink
+from tests.rigs.real_prusalink import RealPrusaLink
 from tests.support.artifacts import artifact_folder
 from tests.ui.conftest import gui_loop  # noqa: F401  (a qasync loop for start_task)
 from workbench.core import secrets
@@ -150,11 +150,12 @@ def test_a_session_key_is_used_even_without_a_keyring_and_never_stored() -> None
         prusalink_access.prusalink_client(profile)
 
 
-@pytest.fixture(scope="module")
-def link(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealPrusaLink]:
-    require_real_prusalink()
-    with RealPrusaLink(tmp_path_factory.mktemp("prusalink")) as running:
-        yield running
+@pytest.fixture
+def link(real_prusalink: RealPrusaLink) -> RealPrusaLink:
+    """The session's PrusaLink (tests/printing/conftest.py), idle: a print that another test
+    stopped shows STOPPED for 11 s."""
+    real_prusalink.wait_until_idle(30)
+    return real_prusalink
 
 
 @pytest.mark.slow  # the real PrusaLink takes ~10 s to come up

@@ -325,6 +325,7 @@ def test_not_connected_always_names_the_next_step(app: object, tmp_path: Path) -
     from workbench_plugins.printing.printers import manager_for
 
     call = app.registry.call  # type: ignore[attr-defined]
+    app.settings.plugins["printing"] = {"printers": [{"address": "/dev/ttyUSB7"}]}  # type: ignore[attr-defined]
     lonely = call("get_printer_status", {"printer": "/dev/ttyUSB7"}, caller="cli")
     assert lonely.ok and lonely.result["state"] == "not connected"
     assert "`workbench --headless serve`" in lonely.result["message"]
@@ -426,7 +427,7 @@ def test_a_sliced_export_finds_its_candidate_without_being_told(app: object, lin
 def test_list_printers_shows_what_each_printer_reports(app: object, link: object) -> None:
     """Defect 9: each profile's real state (PrusaLink asked with a short timeout; a USB printer
     from the printer host, or "not connected") instead of "unknown"."""
-    from workbench_plugins.printing.control import LIST_TIMEOUT_S
+    from workbench_plugins.printing.tools.status import LIST_TIMEOUT_S
 
     closed = "http://127.0.0.1:9"  # nothing listens there
     set_secret(prusalink_secret_key(closed, "api_key"), "any")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from workbench_plugins.retrieval.bench.quality import corpus
-from workbench_plugins.retrieval.bench.quality.metrics import (
+from workbench_plugins.retrieval.bench.quality.scoring import (
     RankedPassage,
     Target,
     judge,

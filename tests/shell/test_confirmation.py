@@ -11,9 +11,9 @@ from typing import Any
 from langchain_core.messages import ToolCall
 
 from tests.shell.conftest import allow, ran
-from workbench.agents.graph.tool_calls import human_request, run_call
+from workbench.agents.graph.tools import human_request, run_call
 from workbench.core.tools import ToolContext
-from workbench_plugins.shell.tools import CommandArgs, confirmation_text
+from workbench_plugins.shell.tools.execute import CommandArgs, confirmation_text
 
 SPECIALIST = ["execute_cli_command", "list_allowed_commands"]
 

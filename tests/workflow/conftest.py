@@ -1,6 +1,6 @@
 """A small reference run (two Beams2D cells) shared by the timing, determinism and report tests.
 The evaluator validation grid (about 30 cells) runs in CI, not here: .ci/run calls
-`python -m workbench_plugins.topopt.workflow.validate --photonics` with its own time budget."""
+`python -m workbench_plugins.topopt.bench.validate --photonics` with its own time budget."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from workbench.bench import Suite
 from workbench.bench.runner import PlannedCell, run_bench
 from workbench.core.context import AppContext
-from workbench_plugins.topopt.workflow.suite import WorkflowSuite
+from workbench_plugins.topopt.bench.suite import WorkflowSuite
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from workbench.bench.runner import PlannedCell, execute_cell
-from workbench_plugins.topopt.workflow.suite import WorkflowSuite
+from workbench_plugins.topopt.bench.suite import WorkflowSuite
 
 
 def natural_task():
@@ -72,7 +72,7 @@ def test_unreachable_model_server_is_a_harness_failure(context, tmp_path: Path) 
 def test_a_looping_scripted_model_is_stopped_by_the_cell_budget(context, tmp_path: Path) -> None:
     """A model that never finishes (here: a new create_problem seed each reply, so no repeat
     guard fires) is stopped after AGENT_MAX_MODEL_CALLS model calls and scored on what it did."""
-    from workbench_plugins.topopt.workflow.policies import AGENT_MAX_MODEL_CALLS as BUDGET
+    from workbench_plugins.topopt.bench.policies import AGENT_MAX_MODEL_CALLS as BUDGET
 
     looping = [
         {"tool_calls": [{"name": "create_problem", "args": {"problem_type": "beams2d", "seed": i}}]}

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from workbench.bench.runner import PlannedCell, execute_cell
-from workbench_plugins.topopt.workflow import ground_truth, tasks
-from workbench_plugins.topopt.workflow.draws import Export
-from workbench_plugins.topopt.workflow.suite import WorkflowSuite
-from workbench_plugins.topopt.workflow.tasks import TaskSpec
+from workbench_plugins.topopt.bench import ground_truth, tasks
+from workbench_plugins.topopt.bench.draws import Export
+from workbench_plugins.topopt.bench.suite import WorkflowSuite
+from workbench_plugins.topopt.bench.tasks import TaskSpec
 
 PROBLEM, SEED, EXAMPLE = "beams2d", 0, 0
 W_RAND_CALLS = ["optimize_design", "simulate_design", "convert_design_to_stl"]

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from workbench.bench.results import append_cell, cell_folder, cell_key
-from workbench_plugins.topopt.workflow import global_metrics as gm
-from workbench_plugins.topopt.workflow import report, scoring
+from workbench_plugins.topopt.bench import global_metrics as gm
+from workbench_plugins.topopt.bench import report, scoring
 
 EPS = gm.JITTER
 

@@ -19,7 +19,7 @@ import pytest
 from scipy.sparse import coo_matrix
 from scipy.sparse.linalg import spsolve
 
-from workbench_plugins.topopt.workflow import ground_truth, tasks
+from workbench_plugins.topopt.bench import ground_truth, tasks
 
 NU, PENALTY, E_MIN, E_MAX = 0.3, 3.0, 1e-9, 1.0
 # a unit square in a y-up frame, counter-clockwise from the bottom-left corner

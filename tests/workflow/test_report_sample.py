@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench_plugins.topopt.workflow import report
+from workbench_plugins.topopt.bench import report
 
 
 def cell(problem: str, model: str, key: str, iou: float, found: bool = True) -> dict[str, Any]:
@@ -32,3 +32,11 @@ def test_sample_takes_turns_over_problem_and_model_worst_first() -> None:
     keys = [c["key"] for c in report.comparison_sample(cells)]
     assert keys[:3] == ["r1", "q-bad", "p"]  # reference first, then each (problem, model)
     assert keys[3:] == ["r2", "q-good"]  # a second round; no design, no error cells
+
+
+def test_the_report_says_how_unmeasured_terms_are_renormalised() -> None:
+    unbound = {**cell("beams2d", "qwen", "q", 1.0), "details": {"unbound": ["STL ..."]}}
+    note = report.scoring_note([cell("beams2d", "reference", "r", 1.0), unbound])
+    assert "renormalised" in note and "Photonics2D has no constraint" in note
+    assert "/ 0.88" in note and "/ 0.89" in note  # without Constr (0.12), without WT (0.11)
+    assert "(1 cell(s) here)" in note

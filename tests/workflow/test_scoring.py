@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 from pathlib import Path
 
@@ -9,9 +10,11 @@ import numpy as np
 import pytest
 import trimesh
 
+from workbench_plugins.topopt.bench import scoring, tasks
+from workbench_plugins.topopt.bench.scoring import ToolCall
 from workbench_plugins.topopt.stl import StlSettings, export_stl
-from workbench_plugins.topopt.workflow import scoring, tasks
-from workbench_plugins.topopt.workflow.scoring import ToolCall
+
+OPTIMISED, OTHER = "a" * 64, "b" * 64  # design_sha256 of the optimised design and of another one
 
 
 def test_iou_and_pixel_accuracy_of_known_masks() -> None:
@@ -33,7 +36,8 @@ def test_constraint_score_at_known_means() -> None:
     assert scoring.constraint_score(design, {"volfrac": 0.42}) == pytest.approx(1.0)
     assert scoring.constraint_score(design, {"volfrac": 0.40}) == pytest.approx(math.exp(-2))
     assert scoring.constraint_score(design, {"volfrac": 0.43}) == pytest.approx(math.exp(-1))
-    assert scoring.constraint_score(design, {}) == 1.0  # photonics: no constraint
+    with pytest.raises(ValueError, match="no constraint"):
+        scoring.constraint_score(design, {})  # photonics: nothing to measure, nothing awarded
 
 
 def test_objective_score() -> None:
@@ -73,32 +77,91 @@ def test_watertight_export_versus_a_non_watertight_mesh(tmp_path: Path) -> None:
     ours = tmp_path / "ours.stl"
     export_stl(np.eye(4), ours, StlSettings())
     assert scoring.mesh_is_watertight(ours)
-    call = ToolCall(
-        "convert_design_to_stl", {}, True, {"is_watertight": True, "stl_path": str(leaky)}
-    )
-    assert scoring.watertight([call]) == 0.0  # the file is re-checked, not trusted
-    call.result = {"is_watertight": True, "stl_path": str(ours)}
-    assert scoring.watertight([call]) == 1.0
+    # the tool's flag is not trusted: the file it wrote is re-checked
+    assert scoring.watertight([optimize_call(), export_of(leaky)]) == 0.0
+    assert scoring.watertight([optimize_call(), export_of(ours)]) == 1.0
     assert scoring.watertight([]) == 0.0
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def export_of(stl: Path, sha: str = OPTIMISED, ok: bool = True) -> ToolCall:
+    """A successful export of design `sha` to `stl`, with the file's sha256 as the tool records
+    it (and the tool's own claim that it is watertight)."""
+    result = {"is_watertight": True, "stl_path": str(stl), "stl_sha256": sha256(stl)}
+    return ToolCall("convert_design_to_stl", {}, ok, {**result, "design_sha256": sha})
+
+
+def test_watertight_reads_the_scored_designs_export_and_its_file(tmp_path: Path) -> None:
+    """Not the last export of any design; and a file gone or changed since the export scores 0
+    whatever the tool claimed then."""
+    ours, other = tmp_path / "ours.stl", tmp_path / "other.stl"
+    export_stl(np.eye(4), ours, StlSettings())
+    open_box = trimesh.creation.box()
+    open_box.faces = open_box.faces[:-1]
+    open_box.export(other)
+    scored = [optimize_call(), export_of(ours)]
+    assert scoring.watertight(scored) == 1.0
+    # a later export of another design (a leaky one) does not speak for the scored design...
+    assert scoring.watertight([*scored, export_of(other, sha=OTHER)]) == 1.0
+    # ...and a watertight export of another design does not either
+    assert scoring.watertight([optimize_call(), export_of(ours, sha=OTHER)]) == 0.0
+    assert scoring.watertight([optimize_call(), export_of(ours, ok=False)]) == 0.0
+    ours.write_bytes(other.read_bytes())  # changed since the export
+    assert scoring.watertight(scored) == 0.0
+    ours.unlink()  # gone: the flag "is_watertight" alone is not believed
+    assert scoring.watertight(scored) == 0.0
+
+
+def test_the_scored_stl_files_are_bound_to_what_the_export_recorded(tmp_path: Path) -> None:
+    spec = tasks.build("beams2d", "W-MULTI", 0, 0)
+    first, second, stray = (tmp_path / f"{name}.stl" for name in ("a", "b", "stray"))
+    for path in (first, second, stray):
+        export_stl(np.eye(4), path, StlSettings())
+    calls = [optimize_call(), export_of(first), export_of(second), export_of(stray, sha=OTHER)]
+    bindings = scoring.stl_bindings(calls, spec)
+    assert [b.holds for b in bindings] == [True, True]  # the scored design's, not the stray one
+    assert all(OPTIMISED[:12] in b.what for b in bindings)
+    second.unlink()
+    assert [b.holds for b in scoring.stl_bindings(calls, spec)] == [True, False]
+    unrecorded = export_of(first)
+    del unrecorded.result["stl_sha256"]  # type: ignore[union-attr]
+    [binding] = scoring.stl_bindings(
+        [optimize_call(), unrecorded], tasks.build("beams2d", "W-RAND", 0, 0)
+    )
+    assert not binding.holds  # no recorded sha256: nothing to hold the file to
+    assert scoring.stl_bindings(calls, tasks.build("beams2d", "FULL", 0, 0)) == []
+
+
+def calls_named(*names: str, ok: bool = True) -> list[ToolCall]:
+    return [ToolCall(name, {}, ok, {}) for name in names]
 
 
 def test_tool_use_paper_and_reference_variants() -> None:
     optimal = ("optimize_design", "simulate_design", "convert_design_to_stl")
-    assert scoring.tool_use(list(optimal), optimal) == 1.0
-    extra = [*optimal, "simulate_design", "get_problem_details"]
+    assert scoring.tool_use(calls_named(*optimal), optimal) == 1.0
+    extra = calls_named(*optimal, "simulate_design", "get_problem_details")
     assert scoring.tool_use(extra, optimal) == pytest.approx(3 / 5)
     assert scoring.tool_efficiency_reference(extra, optimal) == pytest.approx(3 / 5)
-    wrong = ["render_design", "render_design", "render_design"]  # right count, wrong tools
+    wrong = calls_named("render_design", "render_design", "render_design")  # wrong tools
     assert scoring.tool_use(wrong, optimal) == 0.0
     assert scoring.tool_efficiency_reference(wrong, optimal) == 1.0  # the reference's blind spot
     assert (
         scoring.tool_use([], optimal) == 0.0
         and scoring.tool_efficiency_reference([], optimal) == 0.0
     )
-    assert scoring.tool_use(["optimize_design"], optimal) == pytest.approx(1 / 3)
+    assert scoring.tool_use(calls_named("optimize_design"), optimal) == pytest.approx(1 / 3)
 
 
-OPTIMISED, OTHER = "a" * 64, "b" * 64  # design_sha256 of the optimised design and of another one
+def test_a_failed_call_never_matches_but_counts_among_the_calls_made() -> None:
+    optimal = ("optimize_design", "simulate_design", "convert_design_to_stl")
+    refused = calls_named(*optimal, ok=False)
+    assert scoring.tool_use(refused, optimal) == 0.0
+    assert scoring.tool_efficiency_reference(refused, optimal) == 0.0
+    retried = [*calls_named("optimize_design", ok=False), *calls_named(*optimal)]
+    assert scoring.tool_use(retried, optimal) == pytest.approx(3 / 4)
 
 
 def optimize_call(sha: str = OPTIMISED, **result: object) -> ToolCall:
@@ -220,10 +283,43 @@ def test_score_cell_combines_with_the_papers_weights() -> None:
     ]
     scores, design = scoring.score_cell(calls, spec, truth, 100.0)
     assert design is not None and scores["iou"] == 1.0 and scores["objective"] == pytest.approx(0.5)
-    assert scores["constraint"] == pytest.approx(1.0) and scores["watertight"] == 0.0
-    dq = 0.31 + 0.19 + 0.15 * 0.5 + 0.12 + 0.12 + 0.0
+    assert scores["constraint"] == pytest.approx(1.0)
+    # FULL asks for no STL: the watertight term has nothing to measure, so it is left out and
+    # the other weights renormalised (their sum, 0.89, scaled to 1)
+    assert "watertight" not in scores
+    dq = (0.31 + 0.19 + 0.15 * 0.5 + 0.12 + 0.12) / 0.89
     assert scores["design_quality"] == pytest.approx(dq)
     assert scores["combined"] == pytest.approx(0.65 * dq + 0.20 + 0.15)
+
+
+def test_photonics_has_no_constraint_so_none_is_awarded(tmp_path: Path) -> None:
+    """The paper's constraint term is 1 without a constraint: 0.12 of design quality for
+    nothing. Left out, the other weights renormalised, a design that is wrong everywhere else
+    scores 0, not 0.12."""
+    spec = tasks.build("photonics2d", "W-RAND", 0, 0)
+    truth = np.zeros((20, 20))
+    truth[5:15, 5:15] = 1.0
+    wrong = np.zeros((20, 20))
+    wrong[0, 0] = wrong[19, 19] = 1.0  # two islands, nothing shared with the truth
+    calls = [optimize_call(optimized_design=wrong.tolist(), final_total_overlap=0.0)]
+    scores, _ = scoring.score_cell(calls, spec, truth, 1.0)
+    assert "constraint" not in scores
+    assert scores["iou"] == 0.0 and scores["connectivity"] == 0.0 and scores["objective"] == 0.0
+    assert scores["design_quality"] == pytest.approx(0.19 * scores["pixel_accuracy"] / 0.88)
+    right = [optimize_call(optimized_design=truth.tolist(), final_total_overlap=1.0)]
+    right_scores, _ = scoring.score_cell(right, spec, truth, 1.0)
+    # right in every term but the STL it never exported: 0.77 of the 0.88 measured
+    assert right_scores["design_quality"] == pytest.approx(0.77 / 0.88)
+
+
+def test_failed_calls_earn_nothing() -> None:
+    """The reference's calls, each refused: no design, no completion, no tool use."""
+    for problem, style in (("beams2d", "W-MULTI"), ("beams2d", "FULL"), ("photonics2d", "W-COND")):
+        spec = tasks.build(problem, style, 0, 0)
+        refused = calls_named(*spec.optimal_calls, ok=False)
+        scores, design = scoring.score_cell(refused, spec, np.ones((20, 20)), 1.0)
+        assert design is None
+        assert scores["combined"] == 0.0 and scores["task_completion"] == 0.0, (style, scores)
 
 
 def test_natural_abstention_gets_full_design_quality() -> None:

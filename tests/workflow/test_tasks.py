@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from workbench_plugins.topopt.workflow import tasks
+from workbench_plugins.topopt.bench import tasks
 
 
 def exports(problem: str, style: str, seed: int, example: int, target: float = 200.0) -> list:

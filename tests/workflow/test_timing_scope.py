@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from workbench_plugins.topopt import engine
-from workbench_plugins.topopt.workflow import policies, tasks
-from workbench_plugins.topopt.workflow.timing import EngiBenchClock
+from workbench_plugins.topopt.bench import policies, tasks
+from workbench_plugins.topopt.bench.timing import EngiBenchClock
 
 SMALL_BEAM = {"nelx": 20, "nely": 10, "max_iter": 3}
 

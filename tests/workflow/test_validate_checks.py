@@ -6,14 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from workbench.bench import BenchTask
+from workbench.bench.earned import CHEATS, CLAIMS_WITHOUT_WORK, FAILS_EVERY_CALL
 from workbench.bench.runner import PlannedCell
-from workbench_plugins.topopt.workflow import policies, tasks
-from workbench_plugins.topopt.workflow.validate import (
+from workbench_plugins.topopt.bench import policies, scoring, tasks
+from workbench_plugins.topopt.bench.suite import WorkflowSuite
+from workbench_plugins.topopt.bench.validate import (
     CI_GRID,
     Validation,
+    check_cheat,
     check_off_target,
     plan_cells,
     reference_failures,
+    unbound_failures,
 )
 
 FULL_MARKS = {"task_completion": 1.0, "design_found": 1.0, "iou": 1.0, "objective": 1.0}
@@ -76,3 +80,42 @@ def test_design_quality_mistakes_change_only_what_they_name() -> None:
     photonics = tasks.build("photonics2d", "W-RAND", 0, 0)
     early = policies.played_config(photonics, "early-stop")
     assert early == {**photonics.config, "num_optimization_steps": 2}
+
+
+def test_the_ci_grid_plays_both_cheats_on_every_cell() -> None:
+    _, cells = plan_cells(CI_GRID)
+    tasks_played = {(c.suite, c.task.id) for c in cells}
+    for cheat in CHEATS:
+        assert {(c.suite, c.task.id) for c in cells if c.model == cheat} == tasks_played
+
+
+def test_a_cheat_fails_validation_unless_its_headline_is_zero() -> None:
+    headline = WorkflowSuite.headline
+    assert headline == ("combined", "task_completion")
+    claims = cell("photonics2d", "W-COND", CLAIMS_WITHOUT_WORK)
+    result = Validation(Path("."))
+    check_cheat(result, claims, {"combined": 0.0, "task_completion": 0.0, "iou": 0.3}, headline)
+    assert result.passed and len(result.measured) == 2
+    refused = cell("beams2d", "W-RAND", FAILS_EVERY_CALL)
+    result = Validation(Path("."))
+    check_cheat(result, refused, {"combined": 0.2, "task_completion": 0.0}, headline)
+    [failure] = result.failures
+    assert "combined = 0.2000" in failure and "refuses" in failure
+
+
+def test_the_reference_must_keep_its_stl_bound() -> None:
+    assert unbound_failures("k", {"bindings": ["STL of design a: sha256 b holds"]}) == []
+    [failure] = unbound_failures("k", {"unbound": ["STL of design a: expected b, found missing"]})
+    assert "binding broke" in failure
+
+
+def test_no_off_target_check_names_a_term_its_problem_does_not_score() -> None:
+    """Photonics2D has no constraint, FULL and NATURAL no STL: a check on such a term could
+    only fail (or, before, pass for nothing)."""
+    for name, target in policies.OFF_TARGET.items():
+        for problem in target.problems:
+            for style in target.styles:
+                if style not in tasks.styles(problem):
+                    continue
+                unmeasured = scoring.unmeasured_terms(tasks.build(problem, style, 0, 0))
+                assert not set(target.checks_for(problem)) & set(unmeasured), (name, problem)

@@ -9,20 +9,16 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
-from tests.rigs.require import require_rig
 from tests.support.artifacts import artifact_folder
+from tests.support.chromium import screenshot
 from tests.workflow.conftest import REFERENCE_TASKS, run_reference
-from workbench_plugins.topopt.workflow import report
-from workbench_plugins.topopt.workflow.suite import VOLATILE_KEYS
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+from workbench_plugins.topopt.bench import report
+from workbench_plugins.topopt.bench.suite import VOLATILE_KEYS
 
 
 def test_engibench_time_is_measured_inside_each_cell(reference_run: Path) -> None:
@@ -75,32 +71,9 @@ def test_report_has_csv_and_renders_in_headless_chromium(
     page = (folder / report.HTML_FILE).read_text()
     assert page.count("<table>") >= 1 and page.count("data:image/png;base64,") >= 4
     assert "http://" not in page and "https://" not in page  # offline
-    require_rig("chromium", CHROMIUM is not None, "chromium is not installed (Debian package)")
     shot = tmp_path / "report.png"
-    subprocess.run(
-        [
-            CHROMIUM,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={tmp_path / 'profile'}",
-            f"--screenshot={shot}",
-            "--window-size=1400,2000",
-            (folder / report.HTML_FILE).as_uri(),
-        ],
-        check=True,
-        timeout=120,
-        capture_output=True,
-    )
+    pixels = screenshot(folder / report.HTML_FILE, shot, tmp_path / "profile")
     kept = artifact_folder() / "workflow-report.png"
     shutil.copyfile(shot, kept)
-    from PIL import Image
-
-    pixels = np.asarray(Image.open(shot).convert("L"), dtype=float)
     assert pixels.shape[0] >= 1000 and pixels.std() > 10, f"blank screenshot? see {kept}"
     assert (pixels < 128).mean() > 0.01  # text, table lines and plots are drawn

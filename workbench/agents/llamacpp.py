@@ -32,9 +32,9 @@ CHAT_FORMAT = "chatml-function-calling"
 MAX_COMPLETION_TOKENS = 512
 
 
-def load_llama(path: str, context_size: int) -> Any:
+def load_llama(path: str, context_size: int, seed: int | None = 0) -> Any:
     try:
-        from llama_cpp import Llama
+        from llama_cpp import LLAMA_DEFAULT_SEED, Llama
     except ImportError as missing:
         raise BackendError(
             "The llamacpp backend needs llama-cpp-python, which is not installed. Install the "
@@ -42,13 +42,14 @@ def load_llama(path: str, context_size: int) -> Any:
         ) from missing
     if not Path(path).is_file():
         raise BackendError(f"No GGUF model file at {path!r}; give llamacpp:<path-to-gguf>.")
-    # a fixed seed: the same prompt gives the same reply, so benchmark reruns are comparable
+    # a fixed seed (the profile's, 0 by default): the same prompt gives the same reply, so
+    # benchmark reruns are comparable; None: llama.cpp draws one
     threads = usable_cpus()
     return _bounded(Llama)(
         model_path=path,
         n_ctx=context_size,
         chat_format=CHAT_FORMAT,
-        seed=0,
+        seed=LLAMA_DEFAULT_SEED if seed is None else seed,
         verbose=False,
         n_threads=threads,
         n_threads_batch=threads,
@@ -121,10 +122,19 @@ class LlamaCppChatModel(BaseChatModel):
     path: str = ""
     tools: list[dict[str, Any]] = Field(default_factory=list)
     max_tokens: int = 512
+    temperature: float | None = 0.0  # None: llama.cpp's own default
+    seed: int | None = 0
 
     @classmethod
-    def from_path(cls, path: str, context_size: int = 4096) -> LlamaCppChatModel:
-        return cls(llama=load_llama(path, context_size), path=path)
+    def from_path(
+        cls,
+        path: str,
+        context_size: int = 4096,
+        seed: int | None = 0,
+        temperature: float | None = 0.0,
+    ) -> LlamaCppChatModel:
+        llama = load_llama(path, context_size, seed)
+        return cls(llama=llama, path=path, seed=seed, temperature=temperature)
 
     @property
     def _llm_type(self) -> str:
@@ -147,6 +157,7 @@ class LlamaCppChatModel(BaseChatModel):
                 tool_choice="auto" if self.tools else None,
                 max_tokens=self.max_tokens,
                 stop=stop,
+                **({} if self.temperature is None else {"temperature": self.temperature}),
             )
         except ValueError as error:
             if "exceed context window" not in str(error):

@@ -10,13 +10,15 @@ from workbench.agents.errors import BackendError
 from workbench.agents.ollama import ollama_base_url
 from workbench.agents.scripted import ScriptExhausted
 from workbench.core.settings import Settings
+from workbench.core.settings_model_access import resolve_model, spec_of
 
 
 def backend_label(spec: str, settings: Settings) -> str:
     """Where the model runs, for messages ("Ollama at http://127.0.0.1:11434")."""
-    kind, _, rest = spec.partition(":")
+    kind, _, rest = spec_of(spec, settings).partition(":")  # a profile: what it stands for
     if kind == "ollama":
-        return f"Ollama at {ollama_base_url(settings)}"
+        server = resolve_model(spec, settings).server  # the profile's own, or the settings'
+        return f"Ollama at {server or ollama_base_url(settings)}"
     if kind == "openai":
         return f"The OpenAI-compatible server at {rest.partition('@')[2] or 'api.openai.com'}"
     return f"The {kind} model"
@@ -25,6 +27,7 @@ def backend_label(spec: str, settings: Settings) -> str:
 def model_error_message(error: BaseException, spec: str, settings: Settings) -> tuple[str, str]:
     """(kind, message) for a failed model call; kind is "model_unreachable" or "model_error"."""
     label = backend_label(spec, settings)
+    spec = spec_of(spec, settings)
     kind = spec.partition(":")[0]
     start = (
         "Start `ollama serve` (or fix the Ollama address in settings / OLLAMA_HOST)"

@@ -6,7 +6,7 @@
         result = await runtime.resume(thread_id, answer, on_event=panel.render)
 
 Conversations are checkpointed in `<workspace>/conversations.sqlite` (LangGraph's SQLite saver,
-opened per run so a run belongs to whichever event loop calls it: graph/checkpoints.py) and
+opened per run so a run belongs to whichever event loop calls it: graph/build.py) and
 listed from `<workspace>/agents.sqlite`. A failed run (model server down, cancelled) leaves the
 conversation as it was after the last finished step: `send` again, or `retry` the failed step.
 """
@@ -42,12 +42,15 @@ from workbench.agents.events import (
     ToolFinished,
 )
 from workbench.agents.export import to_json, to_markdown
-from workbench.agents.graph.build import build_graph
-from workbench.agents.graph.cancels import USER_CANCELLED
-from workbench.agents.graph.checkpoints import CheckpointFile, settle_stopped_run
-from workbench.agents.graph.deps import GraphDeps
-from workbench.agents.graph.messages import text_of
-from workbench.agents.graph.state import MAX_CONSECUTIVE_ROUTES, MAX_RETRIES, turn_input
+from workbench.agents.graph.build import CheckpointFile, build_graph, settle_stopped_run
+from workbench.agents.graph.model import text_of
+from workbench.agents.graph.run import USER_CANCELLED
+from workbench.agents.graph.state import (
+    MAX_CONSECUTIVE_ROUTES,
+    MAX_RETRIES,
+    GraphDeps,
+    turn_input,
+)
 from workbench.agents.hitl import HeadlessPolicy
 from workbench.agents.model_errors import is_model_error, model_error_message
 from workbench.core.context import AppContext
@@ -218,7 +221,7 @@ class AgentRuntime:
             max_retries=self.max_retries,
         )
         # per run, so a run belongs to whichever loop calls it; how a stopped run is kept from
-        # locking the file for the next: graph/checkpoints.py
+        # locking the file for the next: graph/build.py
         async with self.checkpoints.saver() as saver:
             yield build_graph(deps).compile(checkpointer=saver)
 

@@ -45,6 +45,8 @@ def estimate_tokens(text: str) -> int:
 class ScriptedChatModel(BaseChatModel):
     replies: list[dict[str, Any]] = Field(default_factory=list)
     source: str = "inline"
+    temperature: float | None = 0.0  # recorded like a real backend's (a script replays anyway)
+    seed: int | None = 0
     _position: int = PrivateAttr(default=0)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _seen: list[dict[str, Any]] = PrivateAttr(default_factory=list)

@@ -37,7 +37,7 @@ from workbench.agents.accounting import AgentLog, usage_of
 from workbench.agents.backends import make_chat_model
 from workbench.agents.deadline import Deadline
 from workbench.agents.events import AgentEvent, ModelCalled, Token, ToolFinished, ToolStarted
-from workbench.agents.graph.messages import text_of
+from workbench.agents.graph.model import text_of
 from workbench.agents.model_errors import is_model_error, model_error_message
 from workbench.agents.toolbridge import (
     ToolRun,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from pathlib import Path
 
 from rich.console import Console
 from rich.progress import (
@@ -17,6 +17,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from workbench.bench.overview import format_scores
 from workbench.bench.runner import (
     BenchError,
     BenchOutcome,
@@ -58,13 +59,13 @@ def bench_command(context: AppContext, args: argparse.Namespace) -> int:
             "again to resume."
         )
         return 130
-    Console(width=max(Console().width, 120)).print(summary_table(outcome, args.out))
+    Console(width=max(Console().width, 120)).print(overview_table(outcome))
     console.print(
         f"{outcome.planned} cells: {outcome.skipped} already done, {outcome.computed} computed, "
         f"{len(outcome.errors)} harness error(s). Results in {outcome.folder}."
     )
-    for report in outcome.reports:
-        console.print(f"report: {report}")
+    if outcome.index is not None:
+        console.print(f"Everything in one page: {outcome.index}")
     for harness_error in outcome.errors:
         console.print(f"[red]harness error:[/] {harness_error}")
     advice = how_to_measure_a_model(cells, context.settings.model)
@@ -96,6 +97,7 @@ def plan_from_arguments(suites: dict[str, Suite], args: argparse.Namespace) -> l
         args.examples,
         args.patterns,
         judge=getattr(args, "judge", "") or "",
+        preset=getattr(args, "preset", "") or "",
     )
 
 
@@ -143,19 +145,23 @@ def executor_options(args: argparse.Namespace) -> dict[str, str]:
     return {name: value for name, value in given.items() if value}
 
 
-def summary_table(outcome: BenchOutcome, out: Path) -> Table:
-    """One row per summary group and score (its mean); the group's columns only on its first.
-    The judge column only when a suite was graded by one (it would narrow the others)."""
-    judged = any(row["judge"] for row in outcome.summary)
-    keys = ["suite", "problem", "style", "condition", "model", *(["judge"] if judged else [])]
-    table = Table(*keys, "cells", "errors", "score", "mean", title=f"{out}/summary.json")
-    for row in outcome.summary:
-        named = [row["suite"], row["problem"], row["style"], row["condition"], row["model"]]
-        judge = [row["judge"]] if judged else []
-        group = [*named, *judge, str(row["cells"]), str(row["errors"])]
-        for name, value in row["mean"].items() or [("", None)]:
-            table.add_row(*group, name, "" if value is None else f"{value:.4g}")
-            group = [""] * len(group)
+def overview_table(outcome: BenchOutcome) -> Table:
+    """One row per suite and model: cells, harness errors, headline scores, report. The full
+    means are in summary.json (named in the title)."""
+    table = Table(title=f"{outcome.folder}/summary.json has every mean")
+    for column in ("suite", "model", "cells", "errors", "headline scores", "report"):
+        table.add_column(column, overflow="fold")
+    for line in outcome.lines:
+        model = f"{line.model} (judge {line.judge})" if line.judge else line.model
+        report = os.path.relpath(line.report, outcome.folder) if line.report else "-"
+        table.add_row(
+            line.suite,
+            model,
+            str(line.cells),
+            str(line.errors),
+            format_scores(line.headline),
+            report,
+        )
     return table
 
 

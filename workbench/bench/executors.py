@@ -19,9 +19,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeGuard, runtime_checkable
 
+from workbench.bench.cell_result import CellResult
 from workbench.bench.results import CellRecord, bench_workspace, cell_folder, cell_key
 from workbench.bench.suite import AgentBudget, BenchTask, CellContext, Suite, is_suite
 from workbench.core.context import AppContext
+from workbench.core.settings_model_access import model_settings
 
 LOCAL = "local"
 
@@ -38,10 +40,12 @@ class PlannedCell:
     seed: int
     budget: AgentBudget | None = None
     judge: str = ""  # the judge model of a suite that judges (Suite.judge_for), else ""
+    preset: str = ""  # one of the suite's presets (`bench --preset`), else "" (its default)
 
     @property
     def key(self) -> str:
         tags = [self.budget.tag if self.budget else "", f"judge={self.judge}" if self.judge else ""]
+        tags.append(f"preset={self.preset}" if self.preset else "")
         return cell_key(
             self.suite, self.task.id, self.model, self.seed, "|".join(filter(None, tags))
         )
@@ -56,6 +60,7 @@ class PlannedCell:
             "seed": self.seed,
             "budget": asdict(self.budget) if self.budget else None,
             "judge": self.judge,
+            "preset": self.preset,
         }
 
 
@@ -73,8 +78,8 @@ def cell_from_json(data: dict[str, Any], suites: dict[str, Suite]) -> PlannedCel
             "version of its plugin as where the bench was planned."
         )
     budget = AgentBudget(**data["budget"]) if data.get("budget") else None
-    judge = str(data.get("judge") or "")
-    return PlannedCell(data["suite"], task, data["model"], int(data["seed"]), budget, judge)
+    judge, preset = str(data.get("judge") or ""), str(data.get("preset") or "")
+    return PlannedCell(data["suite"], task, data["model"], int(data["seed"]), budget, judge, preset)
 
 
 def load_suites(context: AppContext) -> dict[str, Suite]:
@@ -142,23 +147,29 @@ def execute_cell(suite: Suite, cell: PlannedCell, context: AppContext, out: Path
     shutil.rmtree(folder, ignore_errors=True)  # a retried cell never sees its failed attempt
     folder.mkdir(parents=True)
     record = cell_record(cell)
+    # how the model sampled (temperature, seed, context, server), for reports and reruns
+    record["model_settings"] = model_settings(cell.model, context.settings)
+    if cell.judge:
+        record["judge_settings"] = model_settings(cell.judge, context.settings)
     started = time.perf_counter()
     try:
         app = context.for_workspace(folder)  # shares the warm job workers
         app.plugins = app.plugins.sealed()  # no specialist from the user's external MCP servers
         try:
-            produced = dict(
-                suite.run(
-                    cell.task,
-                    cell.model,
-                    cell.seed,
-                    CellContext(app, folder, cell.budget, cell.judge),
-                )
+            produced = suite.run(
+                cell.task,
+                cell.model,
+                cell.seed,
+                CellContext(app, folder, cell.budget, cell.judge, cell.preset),
             )
         finally:
             app.close()
-        record["details"] = produced.pop("details", {})
-        record["scores"] = produced
+        if not isinstance(produced, CellResult):  # TRANSITION: removed once every suite is typed
+            scores = dict(produced)
+            produced = CellResult(scores, scores.pop("details", {}))
+        gated = produced.gated(suite.headline)
+        record["details"] = gated.details
+        record["scores"] = gated.scores
         record["status"] = "ok"
     except Exception as error:
         record.update(
@@ -184,6 +195,7 @@ def cell_record(cell: PlannedCell) -> CellRecord:
         "seed": cell.seed,
         **({"budget": asdict(cell.budget)} if cell.budget else {}),
         **({"judge": cell.judge} if cell.judge else {}),
+        **({"preset": cell.preset} if cell.preset else {}),
     }
 
 

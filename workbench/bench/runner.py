@@ -18,6 +18,8 @@ from workbench.bench.executors import (
     find_executor,
     load_suites,
 )
+from workbench.bench.index_page import write_index
+from workbench.bench.overview import SuiteLine, suite_lines
 from workbench.bench.results import (
     CellRecord,
     SummaryRow,
@@ -58,8 +60,11 @@ class BenchOutcome:
     skipped: int
     computed: int
     errors: list[str] = field(default_factory=list)
-    summary: list[SummaryRow] = field(default_factory=list)
     reports: list[Path] = field(default_factory=list)
+    summary: list[SummaryRow] = field(default_factory=list)
+    report_of: dict[str, Path] = field(default_factory=dict)  # each suite's report
+    lines: list[SuiteLine] = field(default_factory=list)  # the one-line-per-suite overview
+    index: Path | None = None  # DIR/index.html
 
 
 def plan(
@@ -70,6 +75,7 @@ def plan(
     examples: int | None = None,
     patterns: Iterable[str] = (),
     judge: str = "",
+    preset: str = "",
 ) -> list[PlannedCell]:
     """Every (task, model, seed) of the named suites (all suites when only `patterns` narrow
     the tasks); naming neither, the smoke selection (see `smoke_plan`). `judge` (`--judge`)
@@ -85,7 +91,8 @@ def plan(
         raise BenchError("--examples must be at least 1.")
     wanted = split_patterns(patterns)
     if not names and not wanted:
-        return with_judges(suites, smoke_plan(suites, models, seeds, examples), judge)
+        smoke = with_judges(suites, smoke_plan(suites, models, seeds, examples), judge)
+        return with_preset(suites, smoke, preset)
     cells, unmatched = [], set(wanted)
     for name in names or sorted(suites):
         tasks = suites[name].tasks()
@@ -100,7 +107,23 @@ def plan(
             f"--tasks {', '.join(sorted(unmatched))} matches no task id or style of "
             f"{', '.join(names or sorted(suites))}. See `workbench --headless bench --list`."
         )
-    return with_judges(suites, cells, judge)
+    return with_preset(suites, with_judges(suites, cells, judge), preset)
+
+
+def with_preset(
+    suites: dict[str, Suite], cells: list[PlannedCell], preset: str
+) -> list[PlannedCell]:
+    """`--preset`: each cell of a suite offering it runs with it; BenchError when none does."""
+    if not preset:
+        return cells
+    offering = {name for name, suite in suites.items() if preset in suite.presets}
+    if cells and not any(cell.suite in offering for cell in cells):
+        known = sorted({f"{name}: {p}" for name, s in suites.items() for p in s.presets})
+        raise BenchError(
+            f"--preset {preset}: none of the planned suites offers it (presets: "
+            f"{', '.join(known) or 'none'})."
+        )
+    return [replace(cell, preset=preset) if cell.suite in offering else cell for cell in cells]
 
 
 def with_judges(
@@ -213,6 +236,8 @@ def run_bench(
         finished = [latest[c.key] for c in cells if c.key in latest]
         outcome.summary = write_summary(out, finished)
         _write_reports(suites, finished, out, outcome)
+        outcome.lines = suite_lines(finished, suites, outcome.report_of)
+        outcome.index = write_index(out, finished, outcome.lines)
         records.finish_run(
             run_id,
             status,
@@ -239,3 +264,4 @@ def _write_reports(
             continue
         if path is not None:
             outcome.reports.append(path)
+            outcome.report_of.update(dict.fromkeys(members, path))

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 from workbench.bench.results import CellRecord
 
 if TYPE_CHECKING:
+    from workbench.bench.cell_result import CellResult
     from workbench.core.context import AppContext
 
 
@@ -49,6 +50,7 @@ class CellContext:
     folder: Path  # where the cell may write files (kept with the results)
     budget: AgentBudget | None = None  # None: the suite's own limits for agents
     judge: str = ""  # the model that grades this cell (`bench --judge`), for suites that judge
+    preset: str = ""  # the suite's named settings asked for (`bench --preset`), "" its default
 
     @property
     def caller(self) -> str:
@@ -61,14 +63,21 @@ class Suite(ABC):
     # Suites with the same report group share one report: the runner asks only the first of
     # them (by name), with the cells of all of them. Empty: the suite reports on its own.
     report_group: str = ""
+    # The scores a person compares first (the terminal's one-line summary, index.html); the
+    # scores a broken binding zeroes (workbench.bench.earned). Empty: the first few by name.
+    headline: tuple[str, ...] = ()
+    # Named settings a suite can run with besides its default (`bench --preset NAME`), e.g. a
+    # paper's slower optimiser settings; a cell run with one has it in its key and record.
+    presets: tuple[str, ...] = ()
 
     @abstractmethod
     def tasks(self) -> list[BenchTask]:
         """Every task of the suite, in a stable order."""
 
     @abstractmethod
-    def run(self, task: BenchTask, model: str, seed: int, cell: CellContext) -> dict[str, Any]:
-        """Run one cell and return its scores (numbers) and, under "details", anything else.
+    def run(self, task: BenchTask, model: str, seed: int, cell: CellContext) -> CellResult:
+        """Run one cell and return its scores, details and the bindings its headline rests on
+        (workbench.bench.earned: only succeeded work counts).
 
         Low scores are results, not errors. Raise only when the harness itself failed.
         """

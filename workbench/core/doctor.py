@@ -24,6 +24,7 @@ import httpx
 
 from workbench.core.plugins import load_reference
 from workbench.core.secrets import SERVICE, keyring_advice, keyring_status
+from workbench.core.settings import read_settings
 
 if TYPE_CHECKING:
     from workbench.core.context import AppContext
@@ -112,6 +113,22 @@ def check_ollama(context: AppContext) -> CheckResult:
     return CheckResult("ollama", "ok", f"{base_url}, models: {', '.join(models)}")
 
 
+def check_settings(context: AppContext) -> list[CheckResult]:
+    """The settings file: each value it refused is a failing line naming the setting (the app
+    runs without that value, so what it configured is not happening)."""
+    path = context.paths.settings_file
+    loaded = read_settings(path)
+    fix = f"Fix it in the settings dialog or in {path}."
+    if loaded.unusable:
+        return [CheckResult("settings", "fail", f"{path} {loaded.unusable}; defaults in use", fix)]
+    if not loaded.refused:
+        return [CheckResult("settings", "ok", str(path) if path.exists() else "defaults")]
+    return [
+        CheckResult(f"settings {refusal.setting}", "fail", refusal.explain(), fix)
+        for refusal in loaded.refused
+    ]
+
+
 def check_keyring(_: AppContext) -> CheckResult:
     """Where API keys and passwords go: a working keyring backend, named; a plaintext one warns."""
     status = keyring_status()
@@ -192,6 +209,7 @@ def check_configured(context: AppContext) -> list[CheckResult]:
 
 CORE_CHECKS: list[Check] = [
     check_python,
+    check_settings,
     check_qt,
     check_opengl,
     check_ollama,

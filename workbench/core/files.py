@@ -9,21 +9,40 @@ or outside them all. Outside is possible, but only after a person confirmed the 
 - a path that leaves through a symbolic link: the path a person confirms is the path used, so a
   link anywhere on the way must stay inside the roots (a link inside pointing inside is fine);
 - a Windows drive path (`C:/...`): on this machine it would be a folder named `C:`.
+
+A path checked now may be a link by the time it is opened (a swap in between: TOCTOU), so a tool
+opens a file argument with `open_checked` (or `FileAccess.open`): every folder on the way and the
+file itself are opened without following a link, then the opened descriptor is checked (a regular
+file, at the checked path).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Literal
+from typing import IO, Any, Literal
 
 from workbench.core.tool_errors import ToolFailure
 
 Mode = Literal["read", "write"]
 _DRIVE = re.compile(r"^[A-Za-z]:")
+_WRITE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+_FLAGS = {
+    "r": os.O_RDONLY,
+    "w": _WRITE,
+    "a": os.O_WRONLY | os.O_CREAT | os.O_APPEND,
+    "x": os.O_WRONLY | os.O_CREAT | os.O_EXCL,
+    "r+": os.O_RDWR,
+}
+# a FIFO swapped in must not block the open: blocking is restored once it is known to be a file
+_NO_LINK_NO_WAIT = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_FOLDER_ONLY = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_SWAPPED = (errno.ELOOP, errno.ENOTDIR)  # a link where a file (ELOOP) or a folder was
 
 
 class PathRefused(ToolFailure):
@@ -39,6 +58,35 @@ class FileAccess:
 
     def describe(self) -> str:
         return f"{self.mode} {self.path}"
+
+    def open_fd(self, flags: int | None = None) -> int:
+        """A descriptor on the checked file itself (default flags: read, or write a new or
+        truncated file); PathRefused if a link or something else took its place since."""
+        if flags is None:
+            flags = os.O_RDONLY if self.mode == "read" else _WRITE
+        if self.mode == "read" and flags & (os.O_WRONLY | os.O_RDWR | _WRITE):
+            raise ValueError(f"{self.path} was checked for reading, not writing")
+        folder = _open_folder(self, self.path.parent)
+        try:
+            opened = os.open(self.path.name, flags | _NO_LINK_NO_WAIT, 0o666, dir_fd=folder)
+        except OSError as failure:
+            if failure.errno in _SWAPPED:
+                raise _swapped(self, self.path) from None
+            raise
+        finally:
+            os.close(folder)
+        try:
+            _check_opened(self, opened)
+        except BaseException:
+            os.close(opened)
+            raise
+        return opened
+
+    def open(self, mode: str = "") -> IO[Any]:
+        """The checked file as a file object (`mode` as for `open`; default "rb" or "wb")."""
+        mode = mode or ("rb" if self.mode == "read" else "wb")
+        flags = _FLAGS[mode.replace("b", "").replace("t", "")]
+        return os.fdopen(self.open_fd(flags), mode)
 
 
 class ConfirmationNeeded(Exception):
@@ -105,3 +153,49 @@ def _first_link(path: Path) -> Path | None:
         if current.is_symlink():
             return current
     return None
+
+
+def open_checked(path: Path, mode: str = "rb") -> IO[Any]:
+    """Open `path` as `ToolContext.file` returned it (checked, links resolved) without following
+    any link put on it since: PathRefused if one was. How a tool opens a file argument."""
+    checked: Mode = "read" if mode.startswith("r") and "+" not in mode else "write"
+    return FileAccess(str(path), path, checked, outside=False).open(mode)
+
+
+def _open_folder(access: FileAccess, folder: Path) -> int:
+    """A descriptor on `folder`, reached from / one folder at a time, none of them a link."""
+    current = os.open("/", _FOLDER_ONLY)
+    reached = Path("/")
+    for part in folder.parts[1:]:
+        reached = reached / part
+        try:
+            following = os.open(part, _FOLDER_ONLY, dir_fd=current)
+        except OSError as failure:
+            if failure.errno in _SWAPPED:
+                raise _swapped(access, reached) from None
+            raise
+        finally:
+            os.close(current)
+        current = following
+    return current
+
+
+def _check_opened(access: FileAccess, opened: int) -> None:
+    """What was opened is a regular file at the checked path (where /proc tells)."""
+    if not stat.S_ISREG(os.fstat(opened).st_mode):
+        raise PathRefused(
+            f"Refused {access.requested!r}: {access.path} is not a regular file.",
+            "Name a file (not a folder, pipe or device).",
+        )
+    os.set_blocking(opened, True)
+    shown = Path(f"/proc/self/fd/{opened}")
+    if shown.parent.is_dir() and os.readlink(shown) != str(access.path):
+        raise _swapped(access, access.path)
+
+
+def _swapped(access: FileAccess, where: Path) -> PathRefused:
+    return PathRefused(
+        f"Refused {access.requested!r}: {where} changed after it was checked (it is a "
+        "symbolic link now, or a link was put on the way); nothing was read or written.",
+        "Check what changed that path; a tool never follows a link put there after the check.",
+    )

@@ -20,7 +20,7 @@ from workbench.core.events import ToolCalled
 from workbench.core.files import ConfirmationNeeded, FileAccess
 from workbench.core.tool_errors import ToolError, ToolFailure, problems_from
 from workbench.core.tool_host import ToolHost
-from workbench.core.tools import Tool, ToolContext, ToolOutcome
+from workbench.core.tools import FileSurvey, Tool, ToolContext, ToolOutcome
 
 log = logging.getLogger(__name__)
 
@@ -206,16 +206,13 @@ class _Refused(Exception):
 
 
 def files_outside(tool: Tool, arguments: BaseModel, context: ToolContext) -> list[FileAccess]:
-    """The files outside the workspace a call would use, by its tool's `files` declaration."""
+    """The files outside the workspace a call would use, by its tool's `files` declaration
+    (run with a `FileSurvey` of the call's context, which notes them instead of refusing)."""
     if tool.files is None:
         return []
-    found: list[FileAccess] = []
-    context.outside = found  # `ToolContext.file` adds each outside path here
-    try:
-        tool.files(arguments, context)
-        return found
-    finally:
-        context.outside = None
+    survey = FileSurvey(context.app, context.caller, context.call_id, context.artifacts)
+    tool.files(arguments, survey)
+    return survey.outside
 
 
 def confirmation_error(tool: Tool, outside: list[FileAccess], shows: str = "") -> ToolError:

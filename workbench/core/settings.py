@@ -1,7 +1,9 @@
 """Typed settings in one TOML file. Secrets never go here: see `workbench.core.secrets`.
 
 Plugins keep their own section `[plugins.<name>]`, validated by the pydantic model they contribute.
-A broken file is reported with its line and left untouched; the app runs on defaults meanwhile.
+A value the file may not hold is left out and named, the rest is used (`settings_refusals`); a
+file that is not TOML is reported with its line and the app runs on defaults. Loading never
+changes the file.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -24,6 +27,13 @@ from pydantic import (
 )
 
 from workbench.core.secrets import SERVICE as KEYRING_SERVICE
+from workbench.core.settings_models import ModelProfile, profile_problems
+from workbench.core.settings_refusals import (
+    Refusal,
+    drop_refused_strings,
+    item_label,
+    validate_keeping_the_rest,
+)
 
 M = TypeVar("M", bound=BaseModel)
 # `scheme://user:password@`: the password part of a URL (a user name alone is not a secret)
@@ -32,6 +42,10 @@ _URL_PASSWORD = re.compile(
 )
 # `user:password@host[:port]`: how an SSH host entry would carry one
 _HOST_PASSWORD = re.compile(r"^(?P<user>[^@\s:/]+):[^@\s]+@")
+# an external MCP server's URL (its bearer token's entry) or an environment variable of it
+_MCP_SERVER_FIELD = re.compile(
+    r"^plugins\.mcp_servers\.servers\[(?P<name>[a-z][a-z0-9_]*)\]\.(?:url|env\.(?P<variable>\w+))$"
+)
 
 
 class SettingsError(ValueError):
@@ -79,8 +93,19 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True, hide_input_in_errors=True)
 
     workspace: str = Field("", description="Workspace folder (empty: the default in the data dir)")
-    model: str = Field("ollama:qwen3:4b", description="Agent model, e.g. ollama:qwen3:4b")
+    model: str = Field(
+        "ollama:qwen3:4b", description="Agent model: a profile's name, or e.g. ollama:qwen3:4b"
+    )
     ollama: OllamaSettings = Field(default_factory=OllamaSettings)
+    model_profiles: list[ModelProfile] = Field(
+        default_factory=list,
+        description="Named models (server, key entry, temperature, seed): the only models tools "
+        "and MCP clients may name",
+        json_schema_extra={
+            "edited_in": "the Models dialog",
+            "editor": "workbench.ui.model_profiles_dialog:open_model_profiles",
+        },
+    )
     ssh_hosts: list[str] = Field(default_factory=list, description="Clusters, as user@host[:port]")
     printers: list[str] = Field(default_factory=list, description="Printers: serial ports or URLs")
     allowed_folders: list[str] = Field(
@@ -99,11 +124,20 @@ class Settings(BaseModel):
             raise ValueError(f"allowed folders must be absolute paths: {', '.join(relative)}")
         return folders
 
-    @field_validator("workspace", "model", "ssh_hosts", "printers", "plugins")
+    @field_validator("workspace", "model", "ssh_hosts", "printers", "plugins", "model_profiles")
     @classmethod
     def _no_password(cls, value: object, info: ValidationInfo) -> object:
         refuse_credentials(value, str(info.field_name))
         return value
+
+    @field_validator("model_profiles")
+    @classmethod
+    def _profiles_usable(cls, profiles: list[ModelProfile], info: ValidationInfo) -> object:
+        ollama = info.data.get("ollama") or OllamaSettings()  # validated before the profiles
+        problems = profile_problems(profiles, ollama.address())
+        if problems:
+            raise ValueError("; ".join(problems))
+        return profiles
 
     def plugin(self, name: str, model: type[M]) -> M:
         """This plugin's section, validated; defaults where the file says nothing."""
@@ -116,7 +150,7 @@ class Settings(BaseModel):
             ) from invalid
 
     def with_plugin(self, name: str, values: BaseModel) -> Settings:
-        refuse_secrets(values)
+        refuse_secrets(values, f"plugins.{name}")
         plugins = {**self.plugins, name: values.model_dump(mode="json", exclude_none=True)}
         return self.model_copy(update={"plugins": plugins})
 
@@ -152,7 +186,7 @@ def refuse_credentials(value: object, where: str) -> None:
             refuse_credentials(item, f"{where}.{key}")
     elif isinstance(value, list | tuple):
         for index, item in enumerate(value):
-            refuse_credentials(item, f"{where}[{index}]")
+            refuse_credentials(item, f"{where}[{item_label(item, index)}]")
     elif isinstance(value, BaseModel):  # a list of models (servers, printers) holds them
         for field_name, item in value:
             refuse_credentials(item, f"{where}.{field_name}")
@@ -190,9 +224,15 @@ def _without_password(text: str, is_host: bool) -> str:
 
 
 def _suggested_entry(where: str, url: str) -> str:
+    mcp_server = _MCP_SERVER_FIELD.match(where)
+    if mcp_server:  # the names the MCP servers plugin reads (workbench_plugins.mcp_servers.config)
+        name, variable = mcp_server["name"], mcp_server["variable"]
+        return f"mcp-server-{name}:{variable}" if variable else f"mcp-server-{name}"
     if where.startswith(("printers", "plugins.printing")):
         # the printing plugin's name for it (workbench_plugins.printing.config.prusalink_secret_key)
         return f"prusalink:{url}:api_key"
+    if where.startswith("model_profiles"):
+        return "model:<profile name>:api_key"
     if where == "model" or where.startswith("ollama"):
         return "openai:api_key"
     return f"{where}:password"
@@ -203,18 +243,46 @@ def _problems(invalid: ValidationError) -> str:
     return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in invalid.errors())
 
 
-def load_settings(path: Path) -> tuple[Settings, str | None]:
-    """Settings from `path` and, if the file could not be used, why (the file is left as it is)."""
+@dataclass(frozen=True)
+class LoadedSettings:
+    settings: Settings
+    refused: list[Refusal]  # values left out, each naming its setting
+    unusable: str = ""  # why nothing of the file could be used (defaults are in use)
+
+    def problem(self, path: Path) -> str | None:
+        """What a person must hear at start (a notice), or None."""
+        if self.unusable:
+            return f"{path} {self.unusable}. Running on defaults; fix or delete the file."
+        if not self.refused:
+            return None
+        refused = "; ".join(refusal.explain() for refusal in self.refused)
+        return (
+            f"{path}: {len(self.refused)} value(s) refused, the rest of the settings are in use. "
+            f"{refused}. Fix them in the settings (the file is left as it is)."
+        )
+
+
+def read_settings(path: Path) -> LoadedSettings:
+    """The settings in `path`: a refused value is left out (its default applies) and named,
+    the rest is used; the file itself is never changed here."""
     if not path.exists():
-        return Settings(), None
+        return LoadedSettings(Settings(), [])
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
-        return Settings.model_validate(raw), None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as broken:
-        problem = f"{path} is not valid TOML ({broken})"
-    except ValidationError as invalid:
-        problem = f"{path} has invalid values: {_problems(invalid)}"
-    return Settings(), problem + ". Running on defaults; fix or delete the file."
+        return LoadedSettings(Settings(), [], f"is not valid TOML ({broken})")
+    refused = drop_refused_strings(raw, refuse_url_credentials)
+    settings, invalid = validate_keeping_the_rest(raw, Settings.model_validate)
+    if settings is None:
+        problems = "; ".join(refusal.explain() for refusal in [*refused, *invalid])
+        return LoadedSettings(Settings(), [*refused, *invalid], f"has invalid values: {problems}")
+    return LoadedSettings(settings, [*refused, *invalid])
+
+
+def load_settings(path: Path) -> tuple[Settings, str | None]:
+    """Settings from `path` and, if some or all of it could not be used, why."""
+    loaded = read_settings(path)
+    return loaded.settings, loaded.problem(path)
 
 
 def save_settings(settings: Settings, path: Path) -> None:

@@ -32,6 +32,7 @@ __all__ = [
     "ErrorKind",
     "FieldProblem",
     "FileArguments",
+    "FileSurvey",
     "SideEffect",
     "Tool",
     "ToolContext",
@@ -115,8 +116,6 @@ class ToolContext:
     # a person allowed this call, files outside the workspace included (the question listed
     # those the tool's `files` declares; a tool must declare all it uses)
     confirmed: bool = False
-    # set while the registry asks a tool's `files` which paths it uses: outside ones go here
-    outside: list[FileAccess] | None = None
 
     def confinement(self) -> Confinement:
         return Confinement.of(self.app.store.folder, self.app.settings.allowed_folders)
@@ -127,12 +126,13 @@ class ToolContext:
 
         Relative paths resolve against `base` (default: the workspace). Call it for every file
         argument before anything with a side effect, so a refusal leaves nothing behind."""
-        access = self.confinement().check(requested, base=base or self.app.store.folder, mode=mode)
+        access = self._access(requested, mode, base)
         if access.outside and not self.confirmed:
-            if self.outside is None:
-                raise ConfirmationNeeded([access])
-            self.outside.append(access)
+            raise ConfirmationNeeded([access])
         return access.path
+
+    def _access(self, requested: str | Path, mode: Mode, base: Path | None) -> FileAccess:
+        return self.confinement().check(requested, base=base or self.app.store.folder, mode=mode)
 
     def add_artifact(
         self,
@@ -147,3 +147,18 @@ class ToolContext:
         )
         self.artifacts.append(artifact)
         return artifact
+
+
+@dataclass
+class FileSurvey(ToolContext):
+    """The context a tool's `files` declaration runs with, before the tool: `file` notes each
+    path outside the workspace in `outside` instead of refusing it, so that one confirmation
+    can name them all."""
+
+    outside: list[FileAccess] = field(default_factory=list)
+
+    def file(self, requested: str | Path, *, mode: Mode, base: Path | None = None) -> Path:
+        access = self._access(requested, mode, base)
+        if access.outside:
+            self.outside.append(access)
+        return access.path

@@ -18,6 +18,7 @@ from mcp.server.stdio import stdio_server
 from workbench.core.context import AppContext
 from workbench.core.secrets import SecretUnavailable
 from workbench.mcp.http import McpHttpServer
+from workbench.mcp.malformed import AnswerMalformed
 from workbench.mcp.server import build_server
 from workbench.mcp.token import TOKEN_BYTES, mcp_token, token_location
 
@@ -63,7 +64,8 @@ async def _serve_stdio(context: AppContext, *, approve: bool) -> int:
     )
     try:
         async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            lines = AnswerMalformed(read_stream, write_stream)  # JSON-RPC errors, not silence
+            await server.run(lines, write_stream, server.create_initialization_options())
     except asyncio.CancelledError:  # SIGTERM
         pass
     return 0

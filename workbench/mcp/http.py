@@ -27,6 +27,7 @@ from workbench.mcp.server import build_server
 log = logging.getLogger(__name__)
 MCP_PATH = "/mcp"
 SHUTDOWN_GRACE_S = 2.0  # open event streams get this long to close before they are cut
+WEBSOCKET_POLICY_VIOLATION = 1008
 
 
 class McpHttpServer:
@@ -128,35 +129,26 @@ def _loopback_only(host: str) -> TransportSecuritySettings:
 
 
 class RequireBearer:
-    """ASGI middleware: HTTP requests without `Authorization: Bearer <token>` get 401."""
+    """ASGI middleware: HTTP requests without `Authorization: Bearer <token>` get 401.
+
+    It fails closed: besides HTTP only the server's own lifespan events pass (they carry no
+    request); any other scope (a websocket, a type a future server adds) is refused, since no
+    token was checked for it."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
         self._expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or self._authorised(scope):
+        kind = scope.get("type")
+        if kind == "lifespan" or (kind == "http" and self._authorised(scope)):
             await self.app(scope, receive, send)
-            return
-        body = json.dumps(
-            {
-                "error": "unauthorized",
-                "error_description": "Send the Workbench MCP token as 'Authorization: Bearer "
-                "<token>' (`workbench --headless mcp --show-token` prints it).",
-            }
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 401,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"www-authenticate", b'Bearer realm="workbench"'),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        elif kind == "http":
+            await _unauthorised(send)
+        elif kind == "websocket":  # closing before accepting: the client gets HTTP 403
+            await send({"type": "websocket.close", "code": WEBSOCKET_POLICY_VIOLATION})
+        else:  # ASGI: an app raises for a scope type it does not serve
+            raise RuntimeError(f"The MCP server serves HTTP only, not {kind!r} connections.")
 
     def _authorised(self, scope: Scope) -> bool:
         given = b""
@@ -167,3 +159,25 @@ class RequireBearer:
         if scheme.lower() != b"bearer":
             return False
         return hmac.compare_digest(credential.strip(), self._expected)
+
+
+async def _unauthorised(send: Send) -> None:
+    body = json.dumps(
+        {
+            "error": "unauthorized",
+            "error_description": "Send the Workbench MCP token as 'Authorization: Bearer "
+            "<token>' (`workbench --headless mcp --show-token` prints it).",
+        }
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"www-authenticate", b'Bearer realm="workbench"'),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

@@ -61,6 +61,8 @@ class SettingsDialog(QDialog):
         general = QGroupBox("General")
         general_layout = QVBoxLayout(general)
         self.core_form = ModelForm(Settings, settings, skip=("plugins",))
+        for button, editor in self.core_form.editor_buttons.values():  # the Models dialog
+            button.clicked.connect(lambda _=False, e=editor: self.open_editor("", e))
         general_layout.addWidget(self.core_form)
         column.addWidget(general)
 
@@ -119,6 +121,11 @@ class SettingsDialog(QDialog):
         return dialog
 
     def _refresh_kept(self, plugin: str) -> None:
+        if not plugin:  # a list of the core settings (model profiles)
+            saved = self.context.settings.model_dump(mode="json")
+            for field in self.core_form.kept:
+                self.core_form.keep(field, saved.get(field, []))
+            return
         form = self.plugin_forms[plugin]
         section = self.context.settings.plugins.get(plugin, {})
         for field in form.kept:

@@ -132,7 +132,7 @@ def first_host(cell: CellContext) -> str:
 
 def seal(calls: list[scoring.ToolCall], cell: CellContext) -> dict[str, Any]:
     """The evaluated outputs, re-hashed now: the score is bound to these files."""
-    from workbench_plugins.hpc.tool_outputs import outputs_sha256
+    from workbench_plugins.hpc.tools.outputs import outputs_sha256
 
     result = scoring.last_result(calls, "evaluate_model")
     if result is None:

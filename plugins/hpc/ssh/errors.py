@@ -70,13 +70,27 @@ class HostKeyChanged(SshFailure):
     """The host offers another key than the one known for it: refused, never overwritten."""
 
     def __init__(
-        self, hostname: str, port: int, known_fingerprint: str, offered_fingerprint: str, file: str
+        self,
+        hostname: str,
+        port: int,
+        known_fingerprint: str,
+        offered_fingerprint: str,
+        file: str,
+        *,
+        known_type: str = "",
+        offered_type: str = "",
     ) -> None:
         where = known_hosts_name(hostname, port)
+        change = f"known {known_fingerprint}, offered {offered_fingerprint}"
+        if known_type and known_type != offered_type:  # a new type is a change, not a first contact
+            change = (
+                f"known as a {known_type} key ({known_fingerprint}), it now offers a "
+                f"{offered_type} key ({offered_fingerprint})"
+            )
         super().__init__(
             "host_key_changed",
-            f"the host key of {where} has changed: known {known_fingerprint}, offered "
-            f"{offered_fingerprint}; the connection was refused (someone may be intercepting it)",
+            f"the host key of {where} has changed: {change}; the connection was refused "
+            "(someone may be intercepting it)",
             "Ask the cluster's admins whether its host key was replaced; only then remove the "
             f"old line (`ssh-keygen -R '{where}' -f {file}`) and connect again to accept the new "
             "key",

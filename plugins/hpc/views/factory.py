@@ -12,7 +12,7 @@ from workbench_plugins.hpc.config import HpcSettings
 from workbench_plugins.hpc.events import SlurmJobsUpdated
 from workbench_plugins.hpc.remote import RemoteShell
 from workbench_plugins.hpc.slurm.jobs import TrackedJob
-from workbench_plugins.hpc.tool_support import services_for
+from workbench_plugins.hpc.tools.support import services_for
 from workbench_plugins.hpc.views.actions import QueueActions, actions_for
 from workbench_plugins.hpc.views.host_trust import HostTrust
 from workbench_plugins.hpc.views.queue_source import QueueSource

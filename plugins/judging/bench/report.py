@@ -1,11 +1,21 @@
-"""The `engjudge` suite's report: `engjudge-report.md` and `engjudge-report.png`, as the paper's
-Tables 8-10, one section per (generator, judge):
+"""The `engjudge` suite's report: `engjudge-report.md`, the same as one offline HTML page
+(`engjudge-report.html`, the report the run links to) and its figures `engjudge-report.png` and
+`engjudge-correlation.png`, where the paper (seed 002) puts its results:
 
-- per subject: EngJudge's S_final, the dependent (propagated, S_base) and independent (raw)
-  stage means, and the SinglePass and SinglePass+DP baselines side by side;
-- per stage: the independent (raw Y_t) and dependent (propagated S_t) means;
-- the topology ablation: the base score with the DAG, the chain and no propagation (flat);
-- the judge's cost: calls, retried calls, judge failures, tokens and time (and the generator's).
+- Figure 5, per judge over all its graded cells: the Pearson correlation matrix of the raw stage
+  scores (correlation.py);
+- then one section per (generator, judge):
+  - Table 8, per subject: EngJudge's S_final, the dependent (propagated, S_base) and independent
+    (raw) stage means, and the SinglePass and SinglePass+DP baselines side by side;
+  - Table 9, per stage: the independent (raw Y_t) and dependent (propagated S_t) means;
+  - Table 4, the component ablation: S_final without dependency propagation, without the meta
+    checks, without the missing-stage penalty, from the parts each cell stores (ablation.py);
+  - Table 10, the topology ablation: the base score with the DAG, the chain and flat;
+  - the judge's cost: calls, retried calls, judge failures, tokens and time (and the generator's).
+
+Wherever the rule-based `rubric` judge's numbers appear, the section says it is rule-based and
+shows no tokens (it has none); where the generator graded its own solutions (no --judge), the
+section says so.
 
 A cell whose judge failed has no score: it is counted under "judge failures" and left out of
 every mean. A harness error is listed at the end of its section.
@@ -23,14 +33,39 @@ from matplotlib.figure import Figure
 
 from workbench.bench.report_command import rewrite_report
 from workbench.bench.results import CellRecord
+from workbench_plugins.judging.bench.ablation import ABLATIONS, ablated
+from workbench_plugins.judging.bench.correlation import (
+    TITLE,
+    correlation_figure,
+    correlation_table,
+    stage_correlation,
+)
+from workbench_plugins.judging.bench.report_page import page_html
 from workbench_plugins.judging.problems.model import SUBJECTS
 from workbench_plugins.judging.scoring.stages import STAGE_NAMES, STAGES
 
 SUITE = "engjudge"
 REPORT = "engjudge-report.md"
 PLOT = "engjudge-report.png"
-TOPOLOGIES = ("dag", "chain", "flat")
+PAGE = "engjudge-report.html"
+CORRELATION_PLOT = "engjudge-correlation.png"
+# the topologies as the paper's Table 10 names them
+TOPOLOGIES = {"dag": "True DAG", "chain": "Strict Linear Chain", "flat": "Independent (Flat)"}
 Group = tuple[str, str]  # (generator, judge)
+RULE_JUDGES = ("rubric",)  # judges that are rules, not models: no tokens, no finding
+RULE_NOTE = (
+    "**Judge `{judge}` is rule-based, not a language model.** Its verdicts come from fixed rules "
+    "built from the same templates the off-target policies write from (bench/rubric_judge.py), "
+    "and it spends no tokens. Its numbers check the pipeline (parsing, caps, propagation, "
+    "penalties) on planted faults; they measure no judge, and any gap between EngJudge and "
+    "SinglePass below is the arithmetic of the two aggregations on the same rules, not a finding "
+    "about one-pass judges."
+)
+SELF_NOTE = (
+    "**The generator graded its own solutions** (no `--judge` was given, so the judge is the "
+    "generator model): a model grading itself is not an independent measurement. Name another "
+    "judge with `--judge`."
+)
 
 
 def ok(cells: list[CellRecord]) -> list[CellRecord]:
@@ -93,13 +128,71 @@ def stage_table(cells: list[CellRecord]) -> list[str]:
 def ablation_table(cells: list[CellRecord]) -> list[str]:
     """The base score under each topology, from the same raw scores (Table 10)."""
     lines = ["| topology | base score |", "| --- | ---: |"]
-    for name in TOPOLOGIES:
-        lines.append(f"| {name} | {shown(mean_of(cells, f'base_{name}'))} |")
+    for name, paper_name in TOPOLOGIES.items():
+        lines.append(f"| {paper_name} ({name}) | {shown(mean_of(cells, f'base_{name}'))} |")
     return lines
 
 
-def cost_table(cells: list[CellRecord]) -> list[str]:
-    """The judge's and the generator's calls, tokens and seconds: totals and per cell."""
+def component_table(cells: list[CellRecord]) -> list[str]:
+    """S_final with one component taken out, from each cell's stored parts (Table 4)."""
+    variants = [v for v in (ablated(c["scores"]) for c in ok(cells)) if v is not None]
+    lines = [
+        f"| variant | S_final ({len(variants)} cells) | change from the full framework |",
+        "| --- | ---: | ---: |",
+    ]
+    full = fmean(v["full"] for v in variants) if variants else None
+    for name, paper_name in ABLATIONS:
+        value = fmean(v[name] for v in variants) if variants else None
+        change = None if value is None or full is None else value - full
+        lines.append(f"| {paper_name} | {shown(value)} | {shown(change)} |")
+    return lines
+
+
+def judges_of(cells: list[CellRecord]) -> list[str]:
+    return sorted({str(c.get("judge", "")) for c in cells})
+
+
+def correlation_section(cells: list[CellRecord]) -> list[str]:
+    """Figure 5 per judge: the matrix over all the judge's graded cells, as a figure and table."""
+    lines = ["", f"## Figure 5: {TITLE}", ""]
+    lines.append(
+        "Per judge, over every cell it graded (all generators): the Pearson correlation of the "
+        "raw stage scores Y_t. n/a: undefined (fewer than 2 cells, or a stage scored alike in "
+        "every cell)."
+    )
+    lines += ["", f"![{TITLE}]({CORRELATION_PLOT})"]
+    for judge in judges_of(cells):
+        matrix, count = stage_correlation([c for c in cells if c.get("judge", "") == judge])
+        kind = " (rule-based, not a model)" if rule_based(judge) else ""
+        lines += ["", f"### judge {judge or '-'}{kind}: {count} cells", ""]
+        lines += correlation_table(matrix)
+    return lines
+
+
+def correlation_plot(cells: list[CellRecord], path: Path) -> Path:
+    panels = []
+    for judge in judges_of(cells):
+        matrix, count = stage_correlation([c for c in cells if c.get("judge", "") == judge])
+        panels.append((f"judge {short(judge) or '-'}", matrix, count))
+    return correlation_figure(panels, path)
+
+
+def rule_based(judge: str) -> bool:
+    return judge in RULE_JUDGES
+
+
+def judge_notes(generator: str, judge: str) -> list[str]:
+    """What a reader must know about this section's judge before reading its numbers."""
+    if rule_based(judge):
+        return [RULE_NOTE.format(judge=judge), ""]
+    if judge and judge == generator:
+        return [SELF_NOTE, ""]
+    return []
+
+
+def cost_table(cells: list[CellRecord], judge: str = "") -> list[str]:
+    """The judge's and the generator's calls, tokens and seconds: totals and per cell. A
+    rule-based judge shows its rule applications and no tokens (it has none)."""
     done = ok(cells)
 
     def total(name: str) -> float:
@@ -113,10 +206,17 @@ def cost_table(cells: list[CellRecord]) -> list[str]:
     for who, prefix in (("judge", "judge"), ("generator", "generator")):
         calls, t_in = total(f"{prefix}_calls"), total(f"{prefix}_tokens_in")
         t_out, seconds = total(f"{prefix}_tokens_out"), total(f"{prefix}_seconds")
-        lines.append(f"| {who}, total | {calls:.0f} | {t_in:,.0f} | {t_out:,.0f} | {seconds:.2f} |")
+        rules = prefix == "judge" and rule_based(judge)
+        if rules:
+            who = f"judge {judge} (rule-based: rule applications, no tokens)"
+        tokens_total = ("-", "-") if rules else (f"{t_in:,.0f}", f"{t_out:,.0f}")
+        tokens_each = ("-", "-") if rules else (f"{t_in / count:,.0f}", f"{t_out / count:,.0f}")
         lines.append(
-            f"| {who}, per cell | {calls / count:.1f} | {t_in / count:,.0f} | "
-            f"{t_out / count:,.0f} | {seconds / count:.2f} |"
+            f"| {who}, total | {calls:.0f} | {' | '.join(tokens_total)} | {seconds:.2f} |"
+        )
+        lines.append(
+            f"| {who}, per cell | {calls / count:.1f} | {' | '.join(tokens_each)} | "
+            f"{seconds / count:.2f} |"
         )
     retried = total("judge_calls_retried")
     lines += [
@@ -136,17 +236,25 @@ def report_text(cells: list[CellRecord], plot: str = PLOT) -> str:
         "EngJudge (one call per stage and three meta checks, caps, dependency propagation, "
         "S_final) and the SinglePass baseline (one call scoring all stages; +DP propagates its "
         "scores). Independent = the raw stage score Y_t; dependent = the propagated S_t. The "
-        "final answer's error band is computed by our code against the ground truth.",
+        "final answer's error band is computed by our code against the ground truth. A section "
+        "whose judge is rule-based (`rubric`) checks the pipeline and measures no judge; one "
+        "whose generator judged itself measures no independent grade.",
         "",
         f"![per stage and per subject]({plot})",
+        *correlation_section(cells),
     ]
     for generator, judge in groups_of(cells):
         mine = [c for c in cells if (c["model"], c.get("judge", "")) == (generator, judge)]
-        lines += ["", f"## generator {generator}, judge {judge or '-'}", ""]
-        lines += ["### Per subject (EngJudge and the baselines)", "", *subject_table(mine)]
-        lines += ["", "### Per stage", "", *stage_table(mine)]
-        lines += ["", "### Propagation topology (base score)", "", *ablation_table(mine)]
-        lines += ["", "### Judge calls, tokens and time", "", *cost_table(mine)]
+        kind = " (rule-based, not a model)" if rule_based(judge) else ""
+        lines += ["", f"## generator {generator}, judge {judge or '-'}{kind}", ""]
+        lines += judge_notes(generator, judge)
+        lines += ["### Per subject (EngJudge and the baselines), Table 8", ""]
+        lines += subject_table(mine)
+        lines += ["", "### Per stage (Dep and Ind), Table 9", "", *stage_table(mine)]
+        lines += ["", "### Component ablation of EngJudge, Table 4", "", *component_table(mine)]
+        lines += ["", "### Propagation topology (base score), Table 10", ""]
+        lines += ablation_table(mine)
+        lines += ["", "### Judge calls, tokens and time", "", *cost_table(mine, judge)]
         errors = [c for c in mine if c.get("status") != "ok"]
         if errors:
             lines += ["", f"{len(errors)} cell(s) failed in the harness:"]
@@ -157,7 +265,8 @@ def report_text(cells: list[CellRecord], plot: str = PLOT) -> str:
 def short(name: str) -> str:
     kind, _, rest = name.partition(":")
     text = f"scripted:{Path(rest).name}" if kind == "scripted" else name.removeprefix("offtarget:")
-    return text if len(text) <= 22 else text[:21] + "…"
+    text = text if len(text) <= 22 else text[:21] + "…"
+    return f"{text} (rules)" if rule_based(name) else text
 
 
 def plot(cells: list[CellRecord], path: Path) -> Path:
@@ -189,19 +298,28 @@ def plot(cells: list[CellRecord], path: Path) -> Path:
         methods_axes.bar(gx + (index - 1) * 0.25, values, 0.25, label=label)
     methods_axes.set_xticks(gx, [f"{short(g)}\n{short(j)}" for g, j in groups], fontsize=7)
     methods_axes.set_ylim(0, 10.5)
-    methods_axes.set_title("mean score per generator / judge", fontsize=9)
+    rules = any(rule_based(judge) for _, judge in groups)
+    methods_axes.set_title(
+        "mean score per generator / judge"
+        + ("\n(rules) = rule-based judge: a pipeline check, not a finding" if rules else ""),
+        fontsize=9,
+    )
     methods_axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     figure.savefig(path, dpi=90)
     return path
 
 
 def write_report(folder: Path, cells: list[CellRecord]) -> Path:
-    """The report of the suite's `cells` in `folder`; returns the Markdown file."""
+    """The report of the suite's `cells` in `folder`: the Markdown, its figures and the HTML page
+    (returned: the one a person opens)."""
     mine = sorted((c for c in cells if c.get("suite") == SUITE), key=lambda c: str(c["key"]))
     plot(mine, folder / PLOT)
-    path = folder / REPORT
-    path.write_text(report_text(mine), encoding="utf-8")
-    return path
+    correlation_plot(mine, folder / CORRELATION_PLOT)
+    text = report_text(mine)
+    (folder / REPORT).write_text(text, encoding="utf-8")
+    page = folder / PAGE
+    page.write_text(page_html(text, folder, "EngJudge report"), encoding="utf-8")
+    return page
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,10 +8,14 @@ family (style). `--model` is the generator: a direct policy (policies.DIRECT) or
 grading its own solutions; name another judge to measure a generator). The judge is part of the
 cell key.
 
-A cell is sealed: the solution is written to `<cell>/solution.md`, read back, and THAT text is
-graded; the record keeps the file's sha256 and the graded text's. A judge call that fails (its
-structured output malformed twice) is recorded as a judge failure (`judge_failed` = 1, the
-failures in the details), never as a score. A model that cannot be reached is a harness error.
+A cell is sealed: the solution's bytes are written to `<cell>/solution.md`, read back, and THAT
+text is graded. The cell's result binds its scores to the file (workbench.bench.earned): the text
+graded must be the bytes written, and the file must still hold them when the cell is recorded;
+else the executor zeroes the graded scores and lists the broken binding in details["unbound"].
+A judge call that fails (its structured output malformed twice, or a verdict without its errors)
+is recorded as a judge failure (`judge_failed` = 1, the failures in the details), never as a
+score. A model that cannot be reached is a harness error. A generator that writes no stages (an
+empty reply, or one that claims scores) scores 0: every stage is missing.
 
 Options from the environment: WORKBENCH_ENGJUDGE_SEEDS (problem seeds, default "1,2,3"),
 WORKBENCH_ENGJUDGE_GRAPH (dag, chain or flat; default dag), WORKBENCH_ENGJUDGE_IMAGES (auto,
@@ -25,20 +29,29 @@ import json
 import os
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from langchain_core.language_models import BaseChatModel
 
 from workbench.bench import BenchTask, CellContext, Suite
+from workbench.bench.earned import Binding, CellResult
 from workbench.bench.results import CellRecord
 from workbench.bench.tool_calls import HarnessFailure, is_direct
 from workbench_plugins.judging.bench.policies import direct_solution
-from workbench_plugins.judging.bench.scores import cell_details, cell_scores
+from workbench_plugins.judging.bench.scoring import TOPOLOGIES, cell_details, cell_scores
 from workbench_plugins.judging.problems.model import Problem
 from workbench_plugins.judging.problems.registry import DEFAULT_SEEDS, problem, problem_set
 from workbench_plugins.judging.solving import SolutionRun, accepts_images, solve
 
+if TYPE_CHECKING:
+    from workbench_plugins.judging.scoring.judge import Judge
+
 RUBRIC = "rubric"
+# the scores a broken binding to solution.md zeroes: every grading's summary of the file
+GRADED = (
+    *("final", "s_base", "s_blend", "raw_mean", "single_pass", "single_pass_dp"),
+    *(f"base_{name}" for name in TOPOLOGIES),
+)
 SOLUTION = "solution.md"
 GRADE = "grade.json"
 IMAGE_MODES = ("auto", "yes", "no")
@@ -49,6 +62,7 @@ ENV_IMAGES = "WORKBENCH_ENGJUDGE_IMAGES"
 
 class EngJudgeSuite(Suite):
     name = "engjudge"
+    headline = ("final",)
 
     def __init__(
         self, seeds: tuple[int, ...] = DEFAULT_SEEDS, graph: str = "dag", images: str = "auto"
@@ -82,13 +96,13 @@ class EngJudgeSuite(Suite):
     def judge_for(self, model: str, requested: str) -> str:
         return requested or (RUBRIC if is_direct(model) else model)
 
-    def run(self, task: BenchTask, model: str, seed: int, cell: CellContext) -> dict[str, Any]:
+    def run(self, task: BenchTask, model: str, seed: int, cell: CellContext) -> CellResult:
         from workbench_plugins.judging.scoring.pipeline import grade, grade_single_pass
 
         item = self.problems.get(task.id) or problem(str(task.payload["problem_id"]))
         judge_spec = cell.judge or self.judge_for(model, "")
         generated = self.generate(item, model, cell)
-        text, sealed = seal(cell.folder, generated.text)
+        text, written_sha256 = seal(cell.folder, generated.text)
         judge = self.judge_model(judge_spec, item, cell)
         images = self.sends_images(judge_spec)
         engjudge = grade(item, text, judge, graph=self.graph, images=images)
@@ -96,7 +110,7 @@ class EngJudgeSuite(Suite):
         (cell.folder / GRADE).write_text(
             json.dumps(
                 {
-                    "solution_sha256": sealed["graded_sha256"],
+                    "solution_sha256": written_sha256,
                     "engjudge": engjudge.model_dump(mode="json"),
                     "single_pass": single.model_dump(mode="json"),
                 },
@@ -111,9 +125,11 @@ class EngJudgeSuite(Suite):
             judge=judge_spec,
             graph=self.graph,
             images=images,
-            solution=sealed,
+            solution={"file": SOLUTION, "bytes": len(text.encode()), "sha256": written_sha256},
         )
-        return {**scores, "details": details}
+        return CellResult(
+            scores, details, solution_bindings(cell.folder, text, written_sha256), GRADED
+        )
 
     def generate(self, item: Problem, model: str, cell: CellContext) -> SolutionRun:
         """The generator's solution: a direct policy's text, or one call of the model."""
@@ -121,7 +137,7 @@ class EngJudgeSuite(Suite):
             return SolutionRun(direct_solution(model, item), 0, 0, 0.0, 0)
         return solve(item, chat_model(model, cell), images=self.sends_images(model))
 
-    def judge_model(self, spec: str, item: Problem, cell: CellContext) -> BaseChatModel:
+    def judge_model(self, spec: str, item: Problem, cell: CellContext) -> Judge:
         """One judge for both gradings (a scripted judge's replies are consumed in order:
         EngJudge's calls first, then the single pass)."""
         if spec == RUBRIC:
@@ -152,22 +168,26 @@ def chat_model(spec: str, cell: CellContext) -> BaseChatModel:
         raise HarnessFailure(str(error)) from error
 
 
-def seal(folder: Path, text: str) -> tuple[str, dict[str, Any]]:
-    """Write the solution, read it back: the text graded is the file's, and both digests go
-    into the record."""
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def seal(folder: Path, text: str) -> tuple[str, str]:
+    """Write the solution's UTF-8 bytes to solution.md and read the file back: the text graded is
+    the file's. Returns it and the sha256 of the bytes written."""
+    written = text.encode("utf-8", errors="replace")  # a lone surrogate is not a character
     path = folder / SOLUTION
-    path.write_text(text, encoding="utf-8")
-    data = path.read_bytes()
-    graded = data.decode("utf-8")
-    digest = hashlib.sha256(data).hexdigest()
-    graded_digest = hashlib.sha256(graded.encode("utf-8")).hexdigest()
-    return graded, {
-        "file": SOLUTION,
-        "bytes": len(data),
-        "sha256": digest,
-        "graded_sha256": graded_digest,
-        "matches": digest == graded_digest,
-    }
+    path.write_bytes(written)
+    return path.read_bytes().decode("utf-8", errors="replace"), hashlib.sha256(written).hexdigest()
+
+
+def solution_bindings(folder: Path, graded: str, written_sha256: str) -> list[Binding]:
+    """What the scores rest on: the text graded is the bytes written, and solution.md still
+    holds those bytes now that the grading is done (a file changed meanwhile breaks it)."""
+    return [
+        Binding("text graded = solution.md as written", written_sha256, sha256_text(graded)),
+        Binding.to_file(f"{SOLUTION} after grading", folder / SOLUTION, written_sha256),
+    ]
 
 
 def suites() -> list[Suite]:

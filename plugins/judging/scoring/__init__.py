@@ -6,7 +6,8 @@ graphs.py        dependency graphs (dag, chain, flat) as tables
 aggregate.py     penalties, fatal caps, propagation, S_final and what lowered it
 final_answer.py  the final answer against the ground truth with pint (our code, not the judge)
 prompts.py       the judge's instructions (condensed from the paper's Appendix F)
-judge.py         structured-output judge calls, one retry, failures, tokens and time
+judge.py         the judge calls as Questions: a model's by structured output (one retry,
+                 tokens, time), a rule judge's directly; failures
 grade.py         Grade: the whole result of grading one solution
 baselines.py     SinglePass and SinglePass + DP
 pipeline.py      grade(): EngJudge end to end

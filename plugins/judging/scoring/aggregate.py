@@ -7,11 +7,13 @@
   S_final = S_blend * (1 - COVERAGE) * (1 - VERBOSITY) * 0.9^SANITY_FAIL with
   COVERAGE = min(0.5, (10 - CS) * 0.10) and VERBOSITY = min(0.5, (10 - VS) * 0.10).
 
-Absent stages (missing, or tagged but empty) are not judged: they score 0 in the mean and pay the
-missing-stage penalty. As parents they are skipped (a child's mean runs over its present parents,
-and a child whose parents are all absent keeps its raw score): an absent stage has no errors to
-pass on, and its absence is already charged twice. A stage whose judge call failed has no score;
-neither has anything downstream of it, and no final score is computed (never a made-up number).
+Absent stages (missing, or tagged but empty) are not judged: they score 0 in the mean, pass that 0
+on to their children like a stage written with raw score 0, and pay the missing-stage penalty on
+top. So leaving a stage out is never better than writing it badly: the penalty exists so that a
+model cannot bypass stages (seed 002, C.3.1), and skipping an absent parent would reward exactly
+that (on the dag, ES left out scored 6.75 where ES written with raw 0 scored 6.25). A stage whose
+judge call failed has no score; neither has anything downstream of it, and no final score is
+computed (never a made-up number).
 
 The fatal flag "physically_impossible_result" (cap 2) is the final-answer check of the paper's
 Appendix F; the other four are its Table 7.
@@ -74,10 +76,12 @@ class StageError(BaseModel):
 
 class StageVerdict(BaseModel):
     """The judge's verdict on one stage: the errors found (an empty list when the stage is
-    right) and any fatal errors."""
+    right) and any fatal errors. `errors` is required: a verdict that leaves it out said
+    nothing about the stage, so it is a failed judge call (retried, then recorded), never a
+    clean stage scored 10."""
 
     errors: list[StageError] = Field(
-        default_factory=list, description="Each error found in this stage, with its severity."
+        description="Each error found in this stage, with its severity; [] when none."
     )
     fatal: list[FatalFlag] = Field(
         default_factory=list,
@@ -141,15 +145,16 @@ def propagate(
     graph: str | Mapping[str, tuple[str, ...] | list[str]] = "dag",
     absent: Sequence[str] = (),
 ) -> dict[str, float]:
-    """S_t = Y_t * mean(S_p / 10) over the present parents; absent stages score 0. A stage that
-    is not in `raw` (its judge call failed) is left out, with everything below it."""
+    """S_t = Y_t * mean(S_p / 10) over all the parents; an absent stage scores 0 and passes 0
+    on, as a parent written with raw 0 would. A stage that is not in `raw` (its judge call
+    failed) is left out, with everything below it."""
     table = resolve_graph(graph)
     scores: dict[str, float] = {}
     for stage in topological_order(table):
         if stage in absent:
             scores[stage] = 0.0
             continue
-        parents = [parent for parent in table[stage] if parent not in absent]
+        parents = table[stage]
         if stage not in raw or any(parent not in scores for parent in parents):
             continue
         if not parents:

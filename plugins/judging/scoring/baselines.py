@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import SystemMessage
 from pydantic import BaseModel, Field, field_validator
 
 from workbench.core.settings import Settings
@@ -18,9 +16,14 @@ from workbench_plugins.judging.problems.model import Problem
 from workbench_plugins.judging.scoring.aggregate import propagate
 from workbench_plugins.judging.scoring.grade import Grade
 from workbench_plugins.judging.scoring.graphs import resolve_graph
-from workbench_plugins.judging.scoring.judge import CallRecord, JudgeSession, judge_model
+from workbench_plugins.judging.scoring.judge import (
+    CallRecord,
+    Judge,
+    JudgeSession,
+    Question,
+    judge_model,
+)
 from workbench_plugins.judging.scoring.parser import parse_solution
-from workbench_plugins.judging.scoring.prompts import SINGLE_PASS_SYSTEM
 from workbench_plugins.judging.scoring.stages import STAGES, stage_of_tag
 
 
@@ -57,7 +60,7 @@ def mean(scores: Mapping[str, float]) -> float:
 def grade_single_pass(
     problem: Problem,
     solution_text: str,
-    judge: BaseChatModel | str,
+    judge: Judge | str,
     *,
     dp: bool = False,
     graph: str | Mapping[str, Any] = "dag",
@@ -71,14 +74,14 @@ def grade_single_pass(
     session = JudgeSession(
         judge_model(judge, settings), problem, images=images, on_call=on_call, cancelled=cancelled
     )
-    message = session.message("CHECK: single_pass", solution_text)
-    messages = [SystemMessage(SINGLE_PASS_SYSTEM), message]
-    verdict = session.ask("single_pass", "all", SinglePassVerdict, messages)
+    parsed = parse_solution(solution_text)
+    question = Question("single_pass", "all", solution_text, parsed)
+    verdict = session.ask(question, SinglePassVerdict)
     grade = Grade(
         problem_id=problem.id,
         method="single_pass_dp" if dp else "single_pass",
         graph=graph if isinstance(graph, str) else "custom",
-        parsed=parse_solution(solution_text),
+        parsed=parsed,
         judge_calls=session.calls,
         failures=session.failures,
     )

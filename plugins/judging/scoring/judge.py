@@ -7,10 +7,13 @@ with a note saying what was wrong; a second bad reply (or a call that raises twi
 a JudgeFailure and gives no score. Every call records its tokens (the backend's usage), seconds,
 attempts and whether it was retried.
 
-The human message of each call starts with a line naming what is judged ("STAGE: ES",
-"CHECK: coverage", "CHECK: single_pass"), then the problem, the ground-truth answer (a line
-"GROUND TRUTH ANSWER: ...") and the text judged (after a line "SOLUTION:"); with `images` the
-diagram PNG follows as an image content block (base64 data URL, read by OpenAI and Ollama).
+Each call is a `Question` (what is judged, the text judged, the parsed solution for the checks
+of the whole solution). A model reads it as messages: the system prompt of its kind, then a human
+message that starts with a line naming what is judged ("STAGE: ES", "CHECK: coverage",
+"CHECK: single_pass"), then the problem, the ground-truth answer (a line "GROUND TRUTH ANSWER:
+...") and the text judged (after a line "SOLUTION:"); with `images` the diagram PNG follows as an
+image content block (base64 data URL, read by OpenAI and Ollama). A `RuleJudge` (the bench's
+rubric) answers the Question as it is, in one attempt, without messages or tokens.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from __future__ import annotations
 import base64
 import time
 from collections.abc import Callable
-from typing import Any, Literal, TypeVar
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -30,7 +34,8 @@ from workbench.agents.model_errors import is_model_error
 from workbench.core.settings import Settings
 from workbench_plugins.judging.problems.model import Problem
 from workbench_plugins.judging.scoring.aggregate import MetaJudgement, StageVerdict
-from workbench_plugins.judging.scoring.prompts import META_SYSTEM, stage_system
+from workbench_plugins.judging.scoring.parser import ParsedSolution
+from workbench_plugins.judging.scoring.prompts import META_SYSTEM, SINGLE_PASS_SYSTEM, stage_system
 from workbench_plugins.judging.scoring.stages import STAGE_NAMES
 
 CallKind = Literal["stage", "meta", "single_pass"]
@@ -84,11 +89,50 @@ class SanityVerdict(BaseModel):
     comment: str = Field(default="", description="Which law, if any.")
 
 
-def judge_model(judge: BaseChatModel | str, settings: Settings | None = None) -> BaseChatModel:
-    """The judge as a chat model: given, or made from a spec such as "ollama:qwen3:8b"."""
-    if isinstance(judge, BaseChatModel):
-        return judge
-    return make_chat_model(judge, settings or Settings())
+@dataclass(frozen=True)
+class Question:
+    """What one judge call asks, as data: the kind of call, what it judges (a stage code,
+    "coverage", "verbosity", "sanity" or "all"), the text judged (a stage's text, or the whole
+    solution) and, for the checks of the whole solution, that solution as parsed."""
+
+    kind: CallKind
+    stage: str
+    text: str
+    parsed: ParsedSolution | None = None
+
+    @property
+    def heading(self) -> str:
+        """The first line of the human message: what is judged."""
+        if self.kind == "stage":
+            return f"STAGE: {self.stage} ({STAGE_NAMES[self.stage]})"
+        return "CHECK: single_pass" if self.kind == "single_pass" else f"CHECK: {self.stage}"
+
+    @property
+    def system(self) -> str:
+        """The judge's instructions for this kind of call."""
+        if self.kind == "stage":
+            return stage_system(self.stage)
+        return META_SYSTEM[self.stage] if self.kind == "meta" else SINGLE_PASS_SYSTEM
+
+
+class RuleJudge(Protocol):
+    """A judge that answers a Question by rules, from its fields (no model, no messages): the
+    verdict's fields, as the verdict tool of a model's reply would carry them."""
+
+    def answer(self, question: Question) -> dict[str, Any]: ...
+
+
+Judge = BaseChatModel | RuleJudge
+
+
+def chat_judge(spec: str, settings: Settings | None = None) -> BaseChatModel:
+    """The judge a model spec such as "ollama:qwen3:8b" names, as a chat model."""
+    return make_chat_model(spec, settings or Settings())
+
+
+def judge_model(judge: Judge | str, settings: Settings | None = None) -> Judge:
+    """The judge: given (a chat model or a rule judge), or made from a model spec."""
+    return chat_judge(judge, settings) if isinstance(judge, str) else judge
 
 
 def problem_text(problem: Problem) -> str:
@@ -115,19 +159,31 @@ def _reason(result: Any) -> str:
     return "the reply had no tool call with a verdict"
 
 
+@dataclass
+class Answered(Generic[Reply]):
+    """How a call went: the verdict (None: no usable one), why not, its tokens and attempts."""
+
+    verdict: Reply | None
+    reason: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    attempts: int = 0
+
+
 class JudgeSession:
-    """The judge calls for one solution: builds the messages, retries once, records each call."""
+    """The judge calls for one solution: asks each Question (a model with one retry, a rule judge
+    directly) and records each call."""
 
     def __init__(
         self,
-        model: BaseChatModel,
+        judge: Judge,
         problem: Problem,
         *,
         images: bool = False,
         on_call: Callable[[CallRecord], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
     ) -> None:
-        self.model = model
+        self.judge = judge
         self.problem = problem
         self.images = images
         self.on_call = on_call
@@ -157,64 +213,75 @@ class JudgeSession:
         ]
         return HumanMessage(content=content)
 
-    def ask(
-        self, kind: CallKind, stage: str, schema: type[Reply], messages: list[BaseMessage]
-    ) -> Reply | None:
-        """One call with its single retry; the verdict, or None after recording a failure."""
+    def ask(self, question: Question, schema: type[Reply]) -> Reply | None:
+        """One call; the verdict, or None after recording a failure."""
         if self.cancelled is not None and self.cancelled():
             raise GradingCancelled("grading was cancelled")
-        runnable = self.model.with_structured_output(schema, include_raw=True)
-        tokens_in = tokens_out = attempts = 0
-        verdict: Reply | None = None
-        reason = self.unreachable  # not asked again: the same cause as the call that met it
         started = time.perf_counter()
-        while attempts < ATTEMPTS and verdict is None and not self.unreachable:
-            attempts += 1
+        if isinstance(self.judge, BaseChatModel):
+            answered = self.ask_model(self.judge, question, schema)
+        else:
+            answered = ask_rules(self.judge, question, schema)
+        record = CallRecord(
+            kind=question.kind,
+            stage=question.stage,
+            ok=answered.verdict is not None,
+            tokens_in=answered.tokens_in,
+            tokens_out=answered.tokens_out,
+            seconds=time.perf_counter() - started,
+            retried=answered.attempts > 1,
+            attempts=answered.attempts,
+        )
+        self.calls.append(record)
+        if answered.verdict is None:
+            self.failures.append(
+                JudgeFailure(kind=question.kind, stage=question.stage, reason=answered.reason)
+            )
+        if self.on_call is not None:
+            self.on_call(record)
+        return answered.verdict
+
+    def ask_model(
+        self, model: BaseChatModel, question: Question, schema: type[Reply]
+    ) -> Answered[Reply]:
+        """The question as messages, through structured output, with its single retry."""
+        runnable = model.with_structured_output(schema, include_raw=True)
+        messages: list[BaseMessage] = [
+            SystemMessage(question.system),
+            self.message(question.heading, question.text),
+        ]
+        # not asked again when unreachable: the same cause as the call that met it
+        answered: Answered[Reply] = Answered(None, self.unreachable)
+        while answered.attempts < ATTEMPTS and answered.verdict is None and not self.unreachable:
+            answered.attempts += 1
             try:
                 result = runnable.invoke(messages)
             except Exception as error:  # a backend or script error counts as a bad attempt
-                reason = f"the call failed: {type(error).__name__}: {error}"[:500]
+                answered.reason = f"the call failed: {type(error).__name__}: {error}"[:500]
                 if is_model_error(error):  # no retry: the next attempt meets the same server
-                    self.unreachable = reason
+                    self.unreachable = answered.reason
                 continue
             reply: dict[str, Any] = result if isinstance(result, dict) else {}
             usage = usage_of(reply.get("raw"))
-            tokens_in += usage["input_tokens"]
-            tokens_out += usage["output_tokens"]
+            answered.tokens_in += usage["input_tokens"]
+            answered.tokens_out += usage["output_tokens"]
             parsed = reply.get("parsed")
             if isinstance(parsed, schema) and reply.get("parsing_error") is None:
-                verdict = parsed
+                answered.verdict = parsed
                 continue
-            reason = _reason(result)
+            answered.reason = _reason(result)
             retry_note = HumanMessage(
-                f"Your reply could not be read ({reason}). Answer again by calling the tool "
-                f"{schema.__name__} once, with valid arguments."
+                f"Your reply could not be read ({answered.reason}). Answer again by calling the "
+                f"tool {schema.__name__} once, with valid arguments."
             )
             messages = [*messages, retry_note]
-        record = CallRecord(
-            kind=kind,
-            stage=stage,
-            ok=verdict is not None,
-            tokens_in=tokens_in,
-            tokens_out=tokens_out,
-            seconds=time.perf_counter() - started,
-            retried=attempts > 1,
-            attempts=attempts,
-        )
-        self.calls.append(record)
-        if verdict is None:
-            self.failures.append(JudgeFailure(kind=kind, stage=stage, reason=reason))
-        if self.on_call is not None:
-            self.on_call(record)
-        return verdict
+        return answered
 
     def judge_stage(self, stage: str, content: str) -> StageVerdict | None:
         """The errors and fatal flags of one stage's text."""
-        heading = f"STAGE: {stage} ({STAGE_NAMES[stage]})"
-        messages = [SystemMessage(stage_system(stage)), self.message(heading, content)]
-        return self.ask("stage", stage, StageVerdict, messages)
+        return self.ask(Question("stage", stage, content), StageVerdict)
 
-    def judge_meta(self, solution: str) -> MetaJudgement | None:
+    def judge_meta(self, solution: str, parsed: ParsedSolution) -> MetaJudgement | None:
         """Coverage, verbosity and sanity of the whole solution (three calls, all made even when
         one fails); None when any of them failed."""
         schemas: dict[str, type[BaseModel]] = {
@@ -224,11 +291,7 @@ class JudgeSession:
         }
         verdicts: dict[str, Any] = {}
         for check, schema in schemas.items():
-            messages = [
-                SystemMessage(META_SYSTEM[check]),
-                self.message(f"CHECK: {check}", solution),
-            ]
-            verdicts[check] = self.ask("meta", check, schema, messages)
+            verdicts[check] = self.ask(Question("meta", check, solution, parsed), schema)
         coverage, verbosity, sanity = (
             verdicts["coverage"],
             verdicts["verbosity"],
@@ -246,3 +309,13 @@ class JudgeSession:
                 "sanity": sanity.comment,
             },
         )
+
+
+def ask_rules(judge: RuleJudge, question: Question, schema: type[Reply]) -> Answered[Reply]:
+    """A rule judge's answer, read as a model's verdict would be; once: rules answer the same
+    way again."""
+    try:
+        return Answered(schema.model_validate(judge.answer(question)), "", attempts=1)
+    except Exception as error:  # a rule that fails, or fields out of the schema
+        reason = f"the rule judge failed: {type(error).__name__}: {error}"[:500]
+        return Answered(None, reason, attempts=1)

@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from langchain_core.language_models import BaseChatModel
-
 from workbench.core.settings import Settings
 from workbench_plugins.judging.problems.model import Problem
 from workbench_plugins.judging.scoring.aggregate import (
@@ -30,6 +28,7 @@ from workbench_plugins.judging.scoring.graphs import resolve_graph
 from workbench_plugins.judging.scoring.judge import (
     CallRecord,
     GradingCancelled,
+    Judge,
     JudgeFailure,
     JudgeSession,
     judge_model,
@@ -64,7 +63,7 @@ def merge_final_answer(judgement: StageJudgement, check: FinalAnswerCheck) -> St
 def grade(
     problem: Problem,
     solution_text: str,
-    judge: BaseChatModel | str,
+    judge: Judge | str,
     *,
     graph: str | Mapping[str, Any] = "dag",
     images: bool = False,
@@ -72,8 +71,8 @@ def grade(
     on_call: Callable[[CallRecord], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
 ) -> Grade:
-    """Grade `solution_text` for `problem` with EngJudge; `judge` is a chat model or a model
-    spec ("ollama:...", "scripted:<file>"); `images` sends the diagram to the judge."""
+    """Grade `solution_text` for `problem` with EngJudge; `judge` is a chat model, a rule judge
+    or a model spec ("ollama:...", "scripted:<file>"); `images` sends the diagram to a model."""
     table = resolve_graph(graph)
     parsed = parse_solution(solution_text)
     session = JudgeSession(
@@ -87,7 +86,7 @@ def grade(
     check = check_final_answer(parsed.stages.get("FA"), problem)
     if "FA" in judgements:
         judgements["FA"] = merge_final_answer(judgements["FA"], check)
-    meta = session.judge_meta(solution_text)
+    meta = session.judge_meta(solution_text, parsed)
     raw = {stage: 0.0 for stage in parsed.absent}
     raw.update({stage: raw_score(judgement) for stage, judgement in judgements.items()})
     propagated = propagate(raw, table, parsed.absent)

@@ -18,7 +18,7 @@ from langchain_core.messages import AIMessage
 
 from workbench.agents.accounting import FILE_NAME as CONVERSATION_LIST
 from workbench.agents.accounting import AgentLog
-from workbench.agents.graph.messages import text_of
+from workbench.agents.graph.model import text_of
 from workbench.agents.runtime import CHECKPOINT_FILE
 
 NO_CHAT = (

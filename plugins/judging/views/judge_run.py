@@ -15,7 +15,7 @@ from langchain_core.language_models import BaseChatModel
 from workbench.agents.model_errors import backend_label
 from workbench.core.settings import Settings
 from workbench_plugins.judging.problems.model import Problem
-from workbench_plugins.judging.scoring.judge import judge_model as scoring_judge_model
+from workbench_plugins.judging.scoring.judge import chat_judge
 from workbench_plugins.judging.scoring.pipeline import CallRecord, Grade, grade
 from workbench_plugins.judging.scoring.stages import STAGE_NAMES
 
@@ -56,7 +56,7 @@ def judge_model(factory: JudgeFactory | None, settings: Settings) -> tuple[BaseC
     if isinstance(chosen, BaseChatModel):
         return chosen, f"the {chosen._llm_type} model"
     spec = chosen or settings.model
-    return scoring_judge_model(spec, settings), f"{spec} ({backend_label(spec, settings)})"
+    return chat_judge(spec, settings), f"{spec} ({backend_label(spec, settings)})"
 
 
 def run_grading(

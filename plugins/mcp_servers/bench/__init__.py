@@ -6,7 +6,7 @@ home of its own in the cell), reached through this plugin's client on a kept ses
 specialists reach theirs.
 
   suite.py      the tasks (one tool each, payload-driven) and the cell: play, seal, score
-  roundtrip.py  the server's settings, the timed calls (MCP and direct), the policies
+  policies.py   the policies: the server's settings, the timed calls (MCP and direct)
   scoring.py    the sealed file and the server's own store against the direct results
   report.py     mcp-roundtrip.md and mcp-roundtrip.png
 """

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.core.store import DATABASE_NAME, Store, ToolCallRecord
-from workbench_plugins.mcp_servers.bench.roundtrip import (
+from workbench_plugins.mcp_servers.bench.policies import (
     CLIENT_NAME,
     Played,
     as_json,

@@ -1,5 +1,5 @@
 """The bench suite `mcp-roundtrip`: one task per tool (`roundtrip/<tool>`), its payload the tool,
-its arguments and how many calls. A cell plays its policy (roundtrip.py), seals the MCP answers
+its arguments and how many calls. A cell plays its policy (policies.py), seals the MCP answers
 in `<cell>/mcp_results.json` and is scored from that file and the server's store (scoring.py).
 """
 
@@ -10,14 +10,14 @@ from typing import Any
 
 from workbench.bench import BenchTask, CellContext, Suite
 from workbench.bench.results import CellRecord
-from workbench_plugins.mcp_servers.bench.report import write_report
-from workbench_plugins.mcp_servers.bench.roundtrip import (
+from workbench_plugins.mcp_servers.bench.policies import (
     CLIENT_NAME,
     SERVER_HOME,
     play,
     policy_of,
     workbench_server,
 )
+from workbench_plugins.mcp_servers.bench.report import write_report
 from workbench_plugins.mcp_servers.bench.scoring import (
     RESULTS,
     VARYING_FIELDS,

@@ -29,13 +29,13 @@ from typing import Any
 from workbench.bench.tool_calls import HarnessFailure, ToolCall
 from workbench.core.context import AppContext
 from workbench_plugins.modelica import harness
-from workbench_plugins.modelica.benchmark.contract import (
+from workbench_plugins.modelica.task_packages.contract import (
     DEFAULT_SCENARIO,
     BoundsMetric,
     ModelAnswer,
     ParameterAnswer,
 )
-from workbench_plugins.modelica.benchmark.packages import TaskPackage
+from workbench_plugins.modelica.task_packages.packages import TaskPackage
 
 DIRECT = (
     "reference",

@@ -27,10 +27,14 @@ from workbench.bench.results import CellRecord
 from workbench.bench.tool_calls import HarnessFailure, ToolCall, is_direct
 from workbench_plugins.modelica.bench.policies import Played, play_direct
 from workbench_plugins.modelica.bench.report import MODES, write_report
-from workbench_plugins.modelica.benchmark.packages import TaskPackage, benchmark_root, load_packages
-from workbench_plugins.modelica.benchmark.submissions import SubmissionError, read_submission
-from workbench_plugins.modelica.evaluation import Verdict, evaluate, evaluate_missing
-from workbench_plugins.modelica.settings import ModelicaSettings
+from workbench_plugins.modelica.config import ModelicaSettings
+from workbench_plugins.modelica.evaluator import Verdict, evaluate, evaluate_missing
+from workbench_plugins.modelica.task_packages.packages import (
+    TaskPackage,
+    benchmark_root,
+    load_packages,
+)
+from workbench_plugins.modelica.task_packages.submissions import SubmissionError, read_submission
 
 ENV_BACKEND = "WORKBENCH_MODELICA_BENCH_BACKEND"
 SUBMISSION = "submission.json"

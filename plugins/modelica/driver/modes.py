@@ -1,6 +1,6 @@
 """The two ways a model works a task: the Pufibara harness, and the plain loop it is compared to.
 
-Harness mode: each turn the model sees the system prompt and `agent.turn_context` (profile,
+Harness mode: each turn the model sees the system prompt and `turns.turn_context` (profile,
 candidate, ledger, limits, the last turn's results), never the history; the run ends only when it
 submits or a limit is reached, and a reply without a tool call costs a turn and earns a one-line
 reminder. Plain mode: the same model with read_file/write_file/check_model/simulate only and the
@@ -23,9 +23,9 @@ from langchain_core.messages import (
 )
 
 from workbench.agents.turn_loop import LoopResult, Turn, TurnLoop
-from workbench_plugins.modelica.agent import turn_context
 from workbench_plugins.modelica.harness import Run
 from workbench_plugins.modelica.specialist import WORKFLOW
+from workbench_plugins.modelica.turns import turn_context
 
 HARNESS_PROMPT = (
     "You are a Modelica engineer: repair, write or tune the task's model to its brief, proving "

@@ -1,7 +1,7 @@
 """Where a task run's `harness.Task` comes from (a public task file, an inline task, a brief)
 and which gates `submit` checks (the evaluator's public ones, when the evaluator is installed).
 
-The public task format belongs to `benchmark.task_format`, the gates to `evaluation` (looked up
+The public task format belongs to `task_packages.task_format`, the gates to `evaluator` (looked up
 when a run starts: without them a run still works, with the harness's own submission checks).
 """
 
@@ -16,9 +16,9 @@ from typing import Any
 
 from workbench.core.context import AppContext
 from workbench.core.tools import ToolFailure
-from workbench_plugins.modelica.benchmark import task_format
+from workbench_plugins.modelica.config import ModelicaSettings
 from workbench_plugins.modelica.harness import Task, Verifier
-from workbench_plugins.modelica.settings import ModelicaSettings
+from workbench_plugins.modelica.task_packages import task_format
 
 GENERATED_MODEL = "GeneratedModel"  # a brief that names no model
 
@@ -66,7 +66,7 @@ def task_from_brief(brief: str, *, stop_time: float = 1.0, intervals: int = 500)
 
 def _evaluation() -> ModuleType | None:
     try:
-        return importlib.import_module("workbench_plugins.modelica.evaluation")
+        return importlib.import_module("workbench_plugins.modelica.evaluator")
     except ImportError:
         return None
 

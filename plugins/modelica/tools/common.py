@@ -16,7 +16,7 @@ from pydantic_core import core_schema
 
 from workbench.core.tools import ToolContext, ToolFailure
 from workbench_plugins.modelica import harness
-from workbench_plugins.modelica.settings import ModelicaSettings
+from workbench_plugins.modelica.config import ModelicaSettings
 
 
 def settings_of(context: ToolContext) -> ModelicaSettings:

@@ -23,7 +23,7 @@ class StartTaskArgs(ToolArgs):
     task_path: str = ""
     task: dict[str, Any] | None = None  # the task JSON inline
     brief: str = ""  # a generation task in words
-    model_name: str = ""  # the LLM; default: the settings' model
+    model_name: str = ""  # a model profile's name (never a URL or file); default: the settings'
     mode: Literal["harness", "plain"] = "harness"
 
 
@@ -64,15 +64,19 @@ def task_file(args: StartTaskArgs, context: ToolContext) -> None:
 
 def start_modelica_task(args: StartTaskArgs, context: ToolContext) -> StartTaskResult:
     from workbench.agents.errors import BackendError
+    from workbench.core.settings_model_access import ModelNotAllowed, resolve_for_caller
     from workbench_plugins.modelica.driver.background import start_task_run
 
     app = context.app
     if not isinstance(app, AppContext):
         raise ToolFailure("Task runs need the whole app (a model, the jobs bar), not a tool host.")
     task = task_of(args, context)
-    model = args.model_name or app.settings.model
     try:
+        # a caller names a profile only: a URL of its choosing would receive the person's key
+        model = resolve_for_caller(args.model_name, app.settings)
         handle = start_task_run(app, task, model=model, mode=args.mode)
+    except ModelNotAllowed as refused:
+        raise ToolFailure(str(refused), "Name a model profile in model_name.") from None
     except BackendError as error:
         raise ToolFailure(str(error), "Name a usable model in model_name or settings.") from None
     return StartTaskResult(

@@ -6,5 +6,5 @@ A USB print lives as long as the process holding its port, so prints run in a ho
 
 protocol.py  the socket's place and its JSON-lines messages;  server.py serves them
 client.py    the other side;  ops.py what each request does to the printers
-(../service.py is the host as a service that `serve` and the desktop app start.)
+(../services.py is the host as a service that `serve` and the desktop app start.)
 """

@@ -17,14 +17,18 @@ from typing import Any
 
 from workbench_plugins.printing.host.protocol import OPERATIONS, HostCallError
 from workbench_plugins.printing.outcomes import ActionOutcome
-from workbench_plugins.printing.usb.print_job import HostSnapshot, HostState
-from workbench_plugins.printing.usb.serial_host import SerialHost
+from workbench_plugins.printing.usb.print_job import HostSnapshot, HostState, PrintJob
+from workbench_plugins.printing.usb.serial_host import SerialHost, load_print
 from workbench_plugins.printing.usb.serial_port import SerialHostError
 
 log = logging.getLogger(__name__)
 EventSink = Callable[[str, str, dict[str, Any]], None]  # (port, kind, snapshot as a dict)
 STOP_TIMEOUT_S = 20.0  # shutting down: how long the printer may take to confirm heaters off
 RUNNING = (HostState.PRINTING, HostState.PAUSED)
+# a print is confirmed by the printer's ok to its first line: waited for this long (a wedged
+# printer answers nothing; the watchdog gives up on it after about a minute)
+ACK_WAIT_S = 10.0
+ACK_POLL_S = 0.05
 
 
 def not_connected(port: str) -> dict[str, Any]:
@@ -56,6 +60,16 @@ def _number(arguments: dict[str, Any], name: str, default: int | None = None) ->
     if not isinstance(value, int) or isinstance(value, bool):
         raise HostCallError(f"the request needs {name!r} (a whole number)", kind="protocol")
     return value
+
+
+async def _acknowledged(host: SerialHost, job: PrintJob) -> None:
+    """Until the printer acknowledged the job's first line, the print stopped, or ACK_WAIT_S."""
+    loop = asyncio.get_running_loop()
+    until = loop.time() + ACK_WAIT_S
+    while job.confirmed == 0 and host.job is job and host.state is HostState.PRINTING:
+        if loop.time() >= until:
+            return
+        await asyncio.sleep(ACK_POLL_S)
 
 
 def outcome_dict(outcome: ActionOutcome) -> dict[str, Any]:
@@ -106,6 +120,11 @@ class SerialPrinters:
 
     # -- the link -----------------------------------------------------------------------------
     def _host(self, port: str, baudrate: int) -> SerialHost:
+        if not Path(port).is_absolute():  # else it would be a file in the host's own folder
+            raise HostCallError(
+                f"{port!r} is not a serial port: a port is a full path such as /dev/ttyACM0. "
+                "Nothing was opened."
+            )
         host = self.hosts.get(port)
         if host is None:
             host = SerialHost(
@@ -128,9 +147,20 @@ class SerialPrinters:
 
     async def _connect(self, arguments: dict[str, Any]) -> dict[str, Any]:
         host = self._host(_text(arguments, "printer"), _number(arguments, "baudrate", 115200))
-        if not host.connected:
-            await host.connect()
+        await self._open(host)
         return host.snapshot().to_dict()
+
+    async def _open(self, host: SerialHost) -> None:
+        """Connect `host`; a port that cannot be opened is forgotten unless it holds a print (an
+        unplugged printer's held print waits for the replug), so it leaves no phantom printer."""
+        if host.connected:
+            return
+        try:
+            await host.connect()
+        except SerialHostError:
+            if host.active_job is None and self.hosts.get(host.port) is host:
+                del self.hosts[host.port]
+            raise
 
     async def _disconnect(self, arguments: dict[str, Any]) -> dict[str, Any]:
         port = _text(arguments, "printer")
@@ -148,13 +178,20 @@ class SerialPrinters:
 
     # -- printing -----------------------------------------------------------------------------
     async def _print(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Read and check the file, then open the port (an MK3 resets), then stream; the answer
+        comes once the printer acknowledged the file's first line, or after ACK_WAIT_S."""
         path = Path(_text(arguments, "path"))
+        port, baudrate = _text(arguments, "printer"), _number(arguments, "baudrate", 115200)
         if not path.is_absolute() or not path.is_file():
             raise HostCallError(f"The G-code {path} is not a file the host can read.")
-        host = self._host(_text(arguments, "printer"), _number(arguments, "baudrate", 115200))
-        if not host.connected:
-            await host.connect()
-        await host.start_print(path)
+        known = self.hosts.get(port)
+        if known is not None and known.active_job is not None:
+            raise HostCallError("A print is already running or held; resume or abort it first.")
+        job = await load_print(path)  # a bad file is refused before the port is touched
+        host = self._host(port, baudrate)
+        await self._open(host)
+        await host.start_print(path, job)
+        await _acknowledged(host, job)
         return host.snapshot().to_dict()
 
     async def _action(self, port: str, run: Awaitable[ActionOutcome]) -> dict[str, Any]:

@@ -72,6 +72,14 @@ def slice_paths(args: SliceArgs, context: ToolContext) -> tuple[Path, Path | Non
 
 def slice_model(args: SliceArgs, context: ToolContext) -> SliceResult:
     settings = plugin_settings(context)
+    stl, out = slice_paths(args, context)
+    if not stl.is_file():  # before anything reads it (the lineage hash) or is written
+        what = "is a folder, not an STL file" if stl.is_dir() else "does not exist"
+        raise ToolFailure(
+            f"Cannot slice {stl}: it {what}.",
+            hint="Name the STL convert_design_to_stl returned (relative paths are in the "
+            "workspace's outputs/printing).",
+        )
     try:
         presets = resolve_presets(
             args.printer or settings.default_printer,
@@ -81,7 +89,6 @@ def slice_model(args: SliceArgs, context: ToolContext) -> SliceResult:
         )
     except ProfileError as error:
         raise ToolFailure(str(error), hint="Name a preset of the Prusa bundle.") from None
-    stl, out = slice_paths(args, context)
     folder = outputs_folder(context)
     model_tag = presets.printer_model or "printer"
     name = f"{stl.stem}_{model_tag}"

@@ -8,8 +8,9 @@ heat-up sends temperature reports, so complete silence for `timeout_s` still cou
 
 When time is up the host treats the `ok` as lost, the way Marlin hosts do (see
 serial_protocol.py): it releases the credit and pokes the printer with M105; a printer that never
-got the line asks for it again. A real `ok` resets the count; after `max_timeouts` timeouts in a
-row without one, the printer is taken as gone and the host stops safely.
+got the line asks for it again. A real `ok` resets the count; `max_timeouts` timeouts in a row
+are taken as lost `ok`s, and the next one means the printer is gone: the host stops safely (by
+default at the sixth, about a minute of silence at 10 s, as the README says).
 
 `wait` (sent by some firmware, and by OctoPrint's virtual printer, when its queue ran dry) with
 a line in flight for at least `wait_grace_s` says the same at once: the printer is idle, so the

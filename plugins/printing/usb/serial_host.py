@@ -27,6 +27,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
+from workbench_plugins.printing.gcode_check import NotGcode, check_gcode
 from workbench_plugins.printing.outcomes import ActionOutcome
 from workbench_plugins.printing.usb.gcode_state import GcodeState, read_print, state_before
 from workbench_plugins.printing.usb.link_watchdog import LinkWatchdog
@@ -48,7 +49,15 @@ from workbench_plugins.printing.usb.resume_plan import (
 from workbench_plugins.printing.usb.serial_port import SerialHostError
 from workbench_plugins.printing.usb.serial_stream import SerialStreamer
 
-__all__ = ["Hold", "HostState", "Motion", "ResumePlan", "ResumeRefused", "SerialHost"]
+__all__ = [
+    "Hold",
+    "HostState",
+    "Motion",
+    "ResumePlan",
+    "ResumeRefused",
+    "SerialHost",
+    "load_print",
+]
 log = logging.getLogger(__name__)
 Z_TOLERANCE_MM = 0.05  # M114 reports two decimals
 
@@ -61,6 +70,23 @@ class ResumeRefused(SerialHostError):
         super().__init__(f"Resume refused: {reason}.{offer}")
         self.reason = reason
         self.plan = plan
+
+
+async def load_print(path: Path) -> PrintJob:
+    """Read and check a G-code file into a job (SerialHostError when it is not G-code): done
+    before the port opens, since opening it resets an MK3."""
+
+    def read() -> PrintJob:
+        check_gcode(path)
+        commands, layers = read_print(path)
+        return PrintJob(path, commands, layers)
+
+    try:
+        return await asyncio.to_thread(read)
+    except NotGcode as error:
+        raise SerialHostError(str(error)) from None
+    except OSError as error:
+        raise SerialHostError(f"Cannot read {path}: {error.strerror or error}.") from None
 
 
 class SerialHost(SerialStreamer):
@@ -98,16 +124,14 @@ class SerialHost(SerialStreamer):
         self._offer: tuple[tuple[Any, ...], dict[str, Any] | None] = ((), None)
 
     # -- printing -----------------------------------------------------------------------------
-    async def start_print(self, path: Path) -> None:
+    async def start_print(self, path: Path, loaded: PrintJob | None = None) -> None:
+        """Stream `path` (`loaded`: the job load_print made of it before the port opened)."""
         self._require_link()
         if self.active_job is not None:
             raise SerialHostError("A print is already running or held; resume or abort it first.")
         if self.state is HostState.HALTED:
             raise SerialHostError("The printer is halted (M112): reset it, then connect again.")
-        commands, layers = await asyncio.to_thread(read_print, path)
-        if not commands:
-            raise SerialHostError(f"{path.name} has no G-code commands to print.")
-        self.job = PrintJob(path, commands, layers)
+        self.job = loaded or await load_print(path)
         self.hold, self._paused_at, self._host_parked = None, None, False
         if self._idle is not None:
             self._idle.clear()  # wait_idle waits for this print

@@ -158,7 +158,12 @@ class SerialStreamer(HostReporter):
         )
 
     async def disconnect(self) -> None:
+        """Close the link and end its watchdog task (left pending, a loop closed later would
+        log it as destroyed)."""
+        watch = self._watch_task
         self._drop_link("disconnected by the user")
+        if watch is not None and watch is not asyncio.current_task():
+            await asyncio.wait([watch])
 
     @property
     def connected(self) -> bool:

@@ -42,8 +42,8 @@ from workbench.core.context import AppContext
 from workbench.ui.async_loop import start_task
 from workbench.ui.bridge import subscribe_in_gui
 from workbench_plugins.printing import gate
-from workbench_plugins.printing.control_print import OFFER_MARK
 from workbench_plugins.printing.printers import PrinterEvent, manager_for
+from workbench_plugins.printing.tools.actions import OFFER_MARK
 from workbench_plugins.printing.views.gcode_preview import GcodePreview
 from workbench_plugins.printing.views.panel_connection import PrinterConnection
 from workbench_plugins.printing.views.printer_dialogs import (

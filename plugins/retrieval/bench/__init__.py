@@ -1,7 +1,8 @@
 """Benchmark suites of the retrieval plugin.
 
-quality/  retrieval-quality: recall@5 and MRR of keyword, dense and fused search (corpus/)
-rag/      the RAG suite: agents answering from the indexed documents
+quality/  retrieval-quality: recall@5 and MRR of keyword, dense and fused search (its corpus
+          in quality/sources/)
+rag/      rag-beams2d: agents answering from the indexed documents (in rag/sources/)
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ from workbench.ui.naming import named
 from workbench_plugins.retrieval.index.database import DocumentInfo
 from workbench_plugins.retrieval.index.loaders import SUFFIXES
 from workbench_plugins.retrieval.index.search import Hit
-from workbench_plugins.retrieval.tools import DocumentsIndexing
+from workbench_plugins.retrieval.tools.documents import DocumentsIndexing
 from workbench_plugins.retrieval.views.backend import AddReport, DocumentsBackend, Modes, PageText
 from workbench_plugins.retrieval.views.passage_pane import PassagePane
 from workbench_plugins.retrieval.views.runner import Failed, Runner

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QWidget
 from workbench.core.context import AppContext
 from workbench.core.events import ToolCalled
 from workbench.ui.bridge import subscribe_in_gui
-from workbench_plugins.retrieval.tools import DocumentsIndexing
+from workbench_plugins.retrieval.tools.documents import DocumentsIndexing
 from workbench_plugins.retrieval.views.backend import DocumentsBackend
 from workbench_plugins.retrieval.views.documents_view import DocumentsView
 

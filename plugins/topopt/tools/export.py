@@ -44,7 +44,7 @@ def convert_design_to_stl(args: StlArgs, context: ToolContext) -> StlResult:
     candidate = candidates.candidate_for_design(context.app.ledger, design)
     # lineage: what is made from this file (a G-code) finds the candidate by the file's hash
     lineage = {"candidate_id": candidate.id if candidate else None}
-    context.add_artifact(stl_path, kind="stl", meta={**report.__dict__, **lineage})
+    stored = context.add_artifact(stl_path, kind="stl", meta={**report.__dict__, **lineage})
     check = candidates.export_check(report)
     fields = {
         k: v
@@ -56,6 +56,7 @@ def convert_design_to_stl(args: StlArgs, context: ToolContext) -> StlResult:
         **fields,
         volume_mm3=report.volume_mm3 if report.is_watertight else None,
         design_sha256=engine.design_sha256(design),
+        stl_sha256=stored.sha256,
         candidate_id=candidate.id if candidate else None,
         ledger_evidence=f"watertight_export {check.adjudication.value}" if candidate else None,
         message=(

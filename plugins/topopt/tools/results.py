@@ -79,6 +79,7 @@ class StlResult(_Result):
     # The reference's watertight_check_available and mesh_repaired are not reported: trimesh is
     # a hard dependency (the check always runs) and the exporter never repairs a mesh.
     design_sha256: str  # the exact field exported (before threshold and mirror)
+    stl_sha256: str  # the file as written: a score resting on it checks the file still is that
     material_area_mm2: float
     corner_bridges: int
     bounds_mm: list[list[float]]

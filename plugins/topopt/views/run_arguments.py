@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.core.store import Store
-from workbench_plugins.topopt.configs import EngineError, parse_config
+from workbench_plugins.topopt.problems import EngineError, parse_config
 
 OPTIMIZE_TOOL = "optimize_design"
 DEFAULT_PROBLEM = "beams2d"  # OptimizeArgs' default, for a call that named no problem

@@ -11,12 +11,17 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command
 
 from workbench.agents.events import ToolFinished
-from workbench.agents.graph.deps import GraphDeps
-from workbench.agents.graph.endings import report
-from workbench.agents.graph.messages import BadCall, closed, sanitized, text_of
-from workbench.agents.graph.model_calls import call_model, give_up_text, malformed
-from workbench.agents.graph.state import SPECIALIST, TOOLS, AgentState, entry
-from workbench.agents.graph.stream import emit, thread_of
+from workbench.agents.graph.model import (
+    BadCall,
+    call_model,
+    closed,
+    give_up_text,
+    malformed,
+    sanitized,
+    text_of,
+)
+from workbench.agents.graph.run import emit, report, thread_of
+from workbench.agents.graph.state import SPECIALIST, TOOLS, AgentState, GraphDeps, entry
 from workbench.agents.prompts import specialist_prompt
 from workbench.agents.toolbridge import record_refusal, unparseable
 

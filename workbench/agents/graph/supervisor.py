@@ -21,12 +21,19 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command
 
 from workbench.agents.events import LoopStopped, Routed
-from workbench.agents.graph.deps import GraphDeps
-from workbench.agents.graph.endings import final
-from workbench.agents.graph.messages import BadCall, closed, id_of, sanitized, text_of
-from workbench.agents.graph.model_calls import Reply, call_model, give_up_text, malformed
-from workbench.agents.graph.state import SPECIALIST, SUPERVISOR, AgentState, entry
-from workbench.agents.graph.stream import emit, thread_of
+from workbench.agents.graph.model import (
+    BadCall,
+    Reply,
+    call_model,
+    closed,
+    give_up_text,
+    id_of,
+    malformed,
+    sanitized,
+    text_of,
+)
+from workbench.agents.graph.run import emit, final, thread_of
+from workbench.agents.graph.state import SPECIALIST, SUPERVISOR, AgentState, GraphDeps, entry
 from workbench.agents.prompts import supervisor_prompt
 from workbench.agents.toolbridge import (
     ToolRun,

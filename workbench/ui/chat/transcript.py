@@ -25,7 +25,7 @@ from workbench.agents.events import (
     ToolFinished,
     ToolStarted,
 )
-from workbench.agents.graph.cancels import USER_CANCELLED
+from workbench.agents.graph.run import USER_CANCELLED
 from workbench.ui.chat.job_links import follow_jobs
 from workbench.ui.chat.summaries import summarize, summarize_text
 from workbench.ui.chat.surface import ChatSurface, StreamedMessage, ToolCardView, cite

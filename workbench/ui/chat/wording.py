@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from workbench.agents.graph.cancels import USER_CANCELLED
+from workbench.agents.graph.run import USER_CANCELLED
 
 HEADLINE_CHARS = 140
 Caller = Literal["agent", "you"]

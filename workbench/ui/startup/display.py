@@ -87,10 +87,19 @@ def _wait_for_socket(server: subprocess.Popen[bytes], socket: Path) -> bool:
     while time.monotonic() < deadline:
         if server.poll() is not None:
             return False
-        if socket.exists():
+        if socket.exists() and _holds_lock(server, socket):
             return True
         time.sleep(0.05)
     raise RuntimeError(f"Xvfb did not create {socket} within {START_TIMEOUT_S:.0f} s")
+
+
+def _holds_lock(server: subprocess.Popen[bytes], socket: Path) -> bool:
+    """Whether `server` took the display: of two starts racing for one number (parallel tests),
+    both see the winner's socket, and the loser exits only a moment later."""
+    try:
+        return int((Path("/tmp") / f".{socket.name}-lock").read_text().strip()) == server.pid
+    except (OSError, ValueError):
+        return False
 
 
 def _stop(server: subprocess.Popen[bytes]) -> None:

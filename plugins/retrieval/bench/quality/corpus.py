@@ -1,6 +1,6 @@
 """The corpus a cell indexes, written into the cell's own folder, and the queries over it.
 
-The sources are our own Markdown files (package data in bench/corpus/). Documents marked `pdf`
+The sources are our own Markdown files (package data in sources/). Documents marked `pdf`
 in the manifest are rendered to multi-page PDFs at run time, one page per `<!-- page -->`
 marker, by matplotlib with TrueType text (extractable, like an exported report) and without a
 creation date, so the same sources give byte-identical PDFs and the same sha256s.
@@ -16,9 +16,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from workbench_plugins.retrieval.bench.quality.metrics import Target
+from workbench_plugins.retrieval.bench.quality.scoring import Target
 
-CORPUS_PACKAGE = "workbench_plugins.retrieval.bench.corpus"
+CORPUS_PACKAGE = "workbench_plugins.retrieval.bench.quality.sources"
 PAGE_BREAK = "<!-- page -->"
 _LINE_CHARACTERS = 96  # what fits across an A4 page in 8 pt monospace, with margins
 

@@ -22,7 +22,7 @@ from workbench.agents.ollama import ollama_base_url
 from workbench.bench import BenchTask, CellContext, Suite
 from workbench.bench.results import CellRecord
 from workbench_plugins.retrieval.bench.quality import corpus
-from workbench_plugins.retrieval.bench.quality.metrics import (
+from workbench_plugins.retrieval.bench.quality.scoring import (
     RankedPassage,
     judge,
     mean,

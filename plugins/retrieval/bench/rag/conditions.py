@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 from workbench.core.context import AppContext
 from workbench.core.registry import ToolRegistry
-from workbench_plugins.retrieval.agent import specialist as retrieval_specialist
 from workbench_plugins.retrieval.bench.rag import documents
 from workbench_plugins.retrieval.bench.rag.prompts import CONDITIONS
 from workbench_plugins.retrieval.config import RetrievalSettings
+from workbench_plugins.retrieval.specialist import specialist as retrieval_specialist
 
 # the arxiv and websearch plugins' specialists and tools (and any like them by name)
 OFF_SPECIALISTS = frozenset({"arxiv", "web", "web_search", "websearch"})

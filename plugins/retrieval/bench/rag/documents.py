@@ -17,7 +17,7 @@ from pathlib import Path
 from workbench_plugins.retrieval.index.adding import add_file
 from workbench_plugins.retrieval.index.database import DocumentIndex
 
-SOURCE_FOLDER = Path(__file__).resolve().parent.parent / "rag_documents"
+SOURCE_FOLDER = Path(__file__).resolve().parent / "sources"
 GUIDE = "beams2d_design_guide.md"
 REPORT = "cantilever_test_campaign_report.md"
 NOTES = "kickoff_meeting_notes.md"
