@@ -31,3 +31,26 @@ def test_index_names_the_run_and_links_each_suite_report(sample_plugins, tmp_pat
     kept = artifact_folder() / "bench-index.png"
     shutil.copyfile(shot, kept)
     assert pixels.std() > 10, f"blank screenshot? see {kept}"
+
+
+def test_a_rule_based_judge_is_named_so_in_the_summary_and_the_index(tmp_path: Path) -> None:
+    """The rubric judge has no tokens and measures no judge: wherever its numbers appear (the
+    terminal's table, index.html) it says it is rules, while a model judge is shown by name."""
+    from workbench.bench.index_page import write_index
+    from workbench.bench.overview import suite_lines
+    from workbench.bench.suite import RULES_KIND
+
+    def cell(judge: str, kind: str) -> dict:
+        return {
+            "suite": "engjudge", "model": "reference", "judge": judge, "status": "ok",
+            "scores": {"final": 5.0}, "judge_settings": {"profile": judge, "kind": kind},
+        }  # fmt: skip
+
+    finished = [cell("rubric", RULES_KIND), cell("ollama:qwen3", "ollama")]
+    lines = suite_lines(finished, {}, {})  # type: ignore[arg-type]
+    assert sorted(line.judge for line in lines) == [
+        "ollama:qwen3",
+        "rubric (rule-based, no model)",
+    ]
+    page = write_index(tmp_path, finished, lines).read_text()  # type: ignore[arg-type]
+    assert "rubric (rule-based, no model)" in page and "ollama:qwen3" in page

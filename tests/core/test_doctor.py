@@ -49,3 +49,43 @@ def test_nothing_configured_is_ok_and_a_loaded_plugin_reports_its_own() -> None:
         settings=Settings(printers=["/dev/ttyACM0"]), plugins=LoadedPlugins(["printing"])
     )
     assert lines_named(check_configured(with_printing), "printers") == []  # type: ignore[arg-type]
+
+
+def test_each_model_profile_has_a_line_saying_whether_it_can_run_now(memory_keyring) -> None:
+    """Against a fake Ollama (an LLM server cannot run here): a pulled model is ok, a model not
+    pulled, a closed server and a cloud profile without its key each fail and say why."""
+    from tests.rigs.fake_ollama import FakeOllama
+    from workbench.core import secrets
+    from workbench.core.doctor import check_model_profiles
+    from workbench.core.settings_models import ModelProfile
+
+    server = FakeOllama(models=["qwen3:8b"]).start()
+    closed = FakeOllama().start()
+    closed.kill()
+    try:
+        settings = Settings(
+            model_profiles=[
+                ModelProfile(name="lab", kind="ollama", model="qwen3:8b", base_url=server.url),
+                ModelProfile(name="absent", kind="ollama", model="gone:1b", base_url=server.url),
+                ModelProfile(name="down", kind="ollama", model="qwen3:8b", base_url=closed.url),
+                ModelProfile(
+                    name="cloud", kind="openai-compatible", model="m", base_url=server.url
+                ),
+                ModelProfile(
+                    name="keyed", kind="openai-compatible", model="m", base_url=closed.url
+                ),
+            ]
+        )
+        secrets.set_secret("model:keyed:api_key", "k")
+        lines = {r.name: r for r in check_model_profiles(SimpleNamespace(settings=settings))}  # type: ignore[arg-type]
+    finally:
+        server.stop()
+    assert lines["model profile lab"].level == "ok"
+    assert lines["model profile absent"].level == "fail"
+    assert "ollama pull gone:1b" in lines["model profile absent"].fix
+    assert (
+        lines["model profile down"].level == "fail"
+        and "does not answer" in lines["model profile down"].detail
+    )
+    assert "model:cloud:api_key" in lines["model profile cloud"].detail  # no key stored
+    assert "does not answer" in lines["model profile keyed"].detail  # key found, server down

@@ -139,3 +139,33 @@ def test_a_check_across_settings_leaves_out_one_of_them_not_all() -> None:
     validated, refused = validate_keeping_the_rest(raw, _Crossed.model_validate)
     assert validated == _Crossed(low=0, high=10, name="mine")
     assert [(refusal.setting, refusal.left_out) for refusal in refused] == [("low", "low")]
+
+
+def test_one_unusable_model_profile_costs_that_profile_only(workbench_home: Path) -> None:
+    """Two profiles with one name: the second is left out and named, the first and a third
+    profile stay (the list's check used to drop every profile)."""
+    path = write_settings(
+        """
+[[model_profiles]]
+name = "lab"
+kind = "ollama"
+model = "qwen3:8b"
+
+[[model_profiles]]
+name = "lab"
+kind = "ollama"
+model = "llama3:8b"
+
+[[model_profiles]]
+name = "cloud"
+kind = "openai-compatible"
+model = "gpt-5-mini"
+"""
+    )
+    loaded = read_settings(path)
+    assert [(p.name, p.model) for p in loaded.settings.model_profiles] == [
+        ("lab", "qwen3:8b"),
+        ("cloud", "gpt-5-mini"),
+    ]
+    assert [refusal.left_out for refusal in loaded.refused] == ["model_profiles[lab]"]
+    assert "another profile has this name" in loaded.refused[0].reason

@@ -252,3 +252,23 @@ def test_the_embedded_model_is_offered_only_by_its_spec(tmp_path: Path) -> None:
     assert mine is not None and mine.label() == f"llamacpp:{gguf} — 2 KB · ready, no server needed"
     missing = report.entry("llamacpp:/no.gguf")
     assert missing is not None and not missing.usable and missing.status == "no file at /no.gguf"
+
+
+def test_the_picker_lists_each_model_profile_by_name(closed_url: str) -> None:
+    """Profiles set in the settings are offered by their names (what is sent to the agent, so
+    a key stays with its profile's server), each with its state; a closed server says so."""
+    from workbench.core.settings_models import ModelProfile
+
+    settings = Settings()
+    settings.ollama.base_url = closed_url
+    settings.model_profiles = [
+        ModelProfile(name="lab-qwen", kind="ollama", model="qwen3:8b"),
+        ModelProfile(name="small", kind="embedded"),
+        ModelProfile(name="gateway", kind="openai-compatible", model="m", base_url=closed_url),
+    ]
+    report = check_models(settings, "lab-qwen")
+    lab, small, gateway = (report.entry(name) for name in ("lab-qwen", "small", "gateway"))
+    assert lab is not None and lab.family == "profile" and lab.unreachable
+    assert small is not None and small.status == report.entry(defaults.EMBEDDED_SPEC).status  # type: ignore[union-attr]
+    assert gateway is not None and gateway.unreachable and closed_url in gateway.detail
+    assert report.current_unreachable  # the profile in use has no server: said as for any model

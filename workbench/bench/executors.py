@@ -21,7 +21,14 @@ from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 from workbench.bench.cell_result import CellResult
 from workbench.bench.results import CellRecord, bench_workspace, cell_folder, cell_key
-from workbench.bench.suite import AgentBudget, BenchTask, CellContext, Suite, is_suite
+from workbench.bench.suite import (
+    RULES_KIND,
+    AgentBudget,
+    BenchTask,
+    CellContext,
+    Suite,
+    is_suite,
+)
 from workbench.core.context import AppContext
 from workbench.core.settings_model_access import model_settings
 
@@ -150,7 +157,11 @@ def execute_cell(suite: Suite, cell: PlannedCell, context: AppContext, out: Path
     # how the model sampled (temperature, seed, context, server), for reports and reruns
     record["model_settings"] = model_settings(cell.model, context.settings)
     if cell.judge:
-        record["judge_settings"] = model_settings(cell.judge, context.settings)
+        record["judge_settings"] = (
+            {"profile": cell.judge, "kind": RULES_KIND, "temperature": None, "seed": None}
+            if cell.judge in suite.rule_judges
+            else model_settings(cell.judge, context.settings)
+        )
     started = time.perf_counter()
     try:
         app = context.for_workspace(folder)  # shares the warm job workers

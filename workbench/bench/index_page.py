@@ -110,7 +110,7 @@ def _suite_section(out: Path, suite: str, lines: list[SuiteLine]) -> str:
 
 
 def write_index(out: Path, finished: list[CellRecord], lines: list[SuiteLine]) -> Path:
-    judges = sorted({cell.get("judge", "") for cell in finished} - {""})
+    judges = sorted({line.judge for line in lines} - {""})
     presets = sorted({str(cell["preset"]) for cell in finished if cell.get("preset")})
     run = {
         "written": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),

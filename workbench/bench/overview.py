@@ -10,7 +10,7 @@ from pathlib import Path
 from statistics import fmean
 
 from workbench.bench.results import CellRecord
-from workbench.bench.suite import Suite
+from workbench.bench.suite import RULES_KIND, Suite
 
 MAX_UNNAMED_HEADLINE = 3  # a suite naming no headline shows this many of its scores
 
@@ -51,10 +51,18 @@ def suite_lines(
             if values:
                 headline[name] = fmean(values)
         errors = len(cells) - len(scored)
+        shown_judge = judge_label(judge, cells)
         lines.append(
-            SuiteLine(suite, model, judge, len(cells), errors, headline, reports.get(suite))
+            SuiteLine(suite, model, shown_judge, len(cells), errors, headline, reports.get(suite))
         )
     return lines
+
+
+def judge_label(judge: str, cells: list[CellRecord]) -> str:
+    """The judge's name, saying so when it is rules and not a model (its numbers measure the
+    pipeline, not a judge)."""
+    kinds = {(cell.get("judge_settings") or {}).get("kind") for cell in cells}
+    return f"{judge} (rule-based, no model)" if judge and RULES_KIND in kinds else judge
 
 
 def format_scores(headline: dict[str, float]) -> str:

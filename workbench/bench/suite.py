@@ -57,6 +57,9 @@ class CellContext:
         return f"bench:{self.folder.name}"
 
 
+RULES_KIND = "rules"  # a cell's judge_settings kind when its judge is one of the suite's rules
+
+
 class Suite(ABC):
     name: str = ""
     description: str = ""
@@ -69,6 +72,9 @@ class Suite(ABC):
     # Named settings a suite can run with besides its default (`bench --preset NAME`), e.g. a
     # paper's slower optimiser settings; a cell run with one has it in its key and record.
     presets: tuple[str, ...] = ()
+    # Judges that are rules, not models (no tokens, no finding): every report and summary that
+    # shows their numbers says so.
+    rule_judges: tuple[str, ...] = ()
 
     @abstractmethod
     def tasks(self) -> list[BenchTask]:

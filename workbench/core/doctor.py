@@ -22,9 +22,11 @@ from typing import TYPE_CHECKING, Literal
 
 import httpx
 
+from workbench.core import secrets
 from workbench.core.plugins import load_reference
 from workbench.core.secrets import SERVICE, keyring_advice, keyring_status
 from workbench.core.settings import read_settings
+from workbench.core.settings_models import ModelProfile
 
 if TYPE_CHECKING:
     from workbench.core.context import AppContext
@@ -177,6 +179,45 @@ def module_check(name: str, module: str, fix: str) -> Check:
 
 
 # (doctor line, settings field, the plugin that reaches those entries, its title)
+def check_model_profiles(context: AppContext) -> list[CheckResult]:
+    """One line per model profile: whether it can run now (its server answers and has the
+    model, its key is in the keyring, its backend is installed)."""
+    address = context.settings.ollama.address()
+    return [_check_profile(p, p.server(address)) for p in context.settings.model_profiles]
+
+
+def _check_profile(profile: ModelProfile, server: str) -> CheckResult:
+    name = f"model profile {profile.name}"
+    fix = "Fix it in Settings → Model profiles (there is a connection test)."
+    if profile.kind in ("embedded", "llamacpp"):
+        if importlib.util.find_spec("llama_cpp") is None:
+            return CheckResult(name, "missing", "llama-cpp-python is not installed", fix)
+        return CheckResult(name, "ok", f"{profile.kind}, in process")
+    if profile.kind == "scripted":
+        return CheckResult(name, "ok", "scripted replies (tests)")
+    if profile.key_name:
+        try:
+            key = secrets.get_secret(profile.key_name)
+        except secrets.SecretUnavailable as error:
+            return CheckResult(name, "fail", f"the keyring cannot be read ({error})", fix)
+        if not key and profile.kind == "openai-compatible":
+            missing = f"no key in keyring entry {profile.key_name!r} for {server}"
+            return CheckResult(name, "fail", missing, fix)
+    path = "/api/tags" if profile.kind == "ollama" else "/models"
+    try:
+        reply = httpx.get(f"{server}{path}", timeout=2.0)
+    except httpx.HTTPError as error:
+        return CheckResult(name, "fail", f"{server} does not answer ({type(error).__name__})", fix)
+    if profile.kind == "ollama" and reply.is_success:
+        pulled = {entry.get("name") for entry in reply.json().get("models", [])}
+        if not pulled & {profile.model, f"{profile.model}:latest"}:
+            lacking = f"{server} has no {profile.model!r}"
+            return CheckResult(name, "fail", lacking, f"ollama pull {profile.model}")
+    elif not reply.is_success and reply.status_code not in (401, 403):
+        return CheckResult(name, "fail", f"{server} answers HTTP {reply.status_code}", fix)
+    return CheckResult(name, "ok", f"{profile.kind} {profile.model} at {server}")
+
+
 CONFIGURED = (
     ("ssh hosts", "ssh_hosts", "hpc", "the HPC plugin"),
     ("printers", "printers", "printing", "the printing plugin"),
@@ -213,6 +254,7 @@ CORE_CHECKS: list[Check] = [
     check_qt,
     check_opengl,
     check_ollama,
+    check_model_profiles,
     check_keyring,
     command_check("omc", "omc", "Install OpenModelica for OMPython; rumoca works without it."),
     module_check("rumoca", "rumoca", "pip install rumoca"),

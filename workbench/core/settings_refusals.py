@@ -99,7 +99,10 @@ def validate_keeping_the_rest(
         except ValidationError as invalid:
             error = invalid.errors()[0]
             loc = tuple(error["loc"])
-            left_out = _remove(raw, loc) if loc else _remove_culprit(raw, validate)
+            if not loc:
+                left_out = _remove_culprit(raw, validate)
+            else:  # a check across a list's entries names the list: leave out one entry only
+                left_out = _remove_list_culprit(raw, loc, validate) or _remove(raw, loc)
             if left_out is None:
                 return None, refused
             setting = ".".join(map(str, loc)) or left_out
@@ -119,6 +122,27 @@ def _remove_culprit(
             continue
         del raw[key]
         return str(key)
+    return None
+
+
+def _remove_list_culprit(
+    raw: dict[str, Any], loc: tuple[Any, ...], validate: Callable[[dict[str, Any]], object]
+) -> str | None:
+    """For an error of a whole top-level list (two profiles with one name): the one entry
+    whose removal clears that error, removed (the last such, so the first-written stays)."""
+    entries = raw.get(loc[0]) if len(loc) == 1 else None
+    if not isinstance(entries, list):
+        return None
+    for index in reversed(range(len(entries))):
+        trial = {**raw, loc[0]: entries[:index] + entries[index + 1 :]}
+        try:
+            validate(trial)
+        except ValidationError as invalid:
+            if any(tuple(error["loc"]) == loc for error in invalid.errors()):
+                continue
+        label = f"{loc[0]}[{item_label(entries[index], index)}]"
+        del entries[index]
+        return label
     return None
 
 

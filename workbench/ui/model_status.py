@@ -17,7 +17,7 @@ from typing import Literal
 import httpx
 
 from workbench.agents import defaults
-from workbench.agents.backends import OPENAI_KEY
+from workbench.core.settings_models import OPENAI_KEY  # not via backends: no LangChain at start
 from workbench.agents.defaults import (
     EMBEDDED_INSTALL,
     EMBEDDED_NAME,
@@ -28,9 +28,10 @@ from workbench.agents.defaults import (
 from workbench.agents.ollama import ollama_base_url
 from workbench.core import secrets
 from workbench.core.settings import Settings
+from workbench.core.settings_models import ModelProfile, same_server
 
 PROBE_TIMEOUT_S = 2.0
-Family = Literal["ollama", "local", "openai"]
+Family = Literal["profile", "ollama", "local", "openai"]
 
 
 @dataclass(frozen=True)
@@ -129,7 +130,10 @@ def check_models(
         ollama, ollama_problem = (), _no_answer(url, error, timeout_s)
     probe = _Probe(timeout_s)
     embedded = _embedded_entry()
-    entries = [*(_ollama_entry(m) for m in ollama), embedded]
+    profiles = [
+        _profile_entry(p, settings, ollama, ollama_problem, probe) for p in settings.model_profiles
+    ]
+    entries = [*profiles, *(_ollama_entry(m) for m in ollama), embedded]
     for spec in dict.fromkeys([current, settings.model, *remembered]):
         if spec.startswith("openai:") or (spec.startswith("llamacpp:") and spec != EMBEDDED_SPEC):
             entries.append(_other_entry(probe, spec))
@@ -172,6 +176,41 @@ def _current_status(
     if kind == "scripted":
         return "scripted replies", False
     return "", False
+
+
+def _profile_entry(
+    profile: ModelProfile,
+    settings: Settings,
+    ollama: tuple[OllamaModel, ...],
+    ollama_problem: str,
+    probe: _Probe,
+) -> ModelEntry:
+    """A configured profile, chosen by its name (its key stays pinned to its own server)."""
+    detail = f"{profile.kind} {profile.model}".strip()
+    server = profile.server(settings.ollama.address())
+    if profile.kind == "embedded":
+        embedded = _embedded_entry()
+        return ModelEntry(profile.name, "profile", detail, embedded.status, embedded.usable)
+    if profile.kind == "ollama" and same_server(server, ollama_base_url(settings)):
+        if ollama_problem:
+            return ModelEntry(
+                profile.name, "profile", detail, ollama_problem, True, unreachable=True
+            )
+        pulled = any(m.name in (profile.model, f"{profile.model}:latest") for m in ollama)
+        status = (
+            "ready" if pulled else f"not on the Ollama server: run `ollama pull {profile.model}`"
+        )
+        return ModelEntry(profile.name, "profile", detail, status, True)
+    if profile.kind == "openai-compatible":
+        if server not in probe.endpoints:
+            probe.endpoints[server] = _endpoint_status(server, probe.timeout_s)
+        status, down = probe.endpoints[server]
+        return ModelEntry(
+            profile.name, "profile", f"{detail} at {server}", status, True, unreachable=down
+        )
+    return ModelEntry(
+        profile.name, "profile", detail, f"configured ({server or 'in process'})", True
+    )
 
 
 def _ollama_entry(model: OllamaModel) -> ModelEntry:

@@ -41,6 +41,7 @@ from workbench_plugins.judging.bench.correlation import (
     stage_correlation,
 )
 from workbench_plugins.judging.bench.report_page import page_html
+from workbench_plugins.judging.bench.rule_judges import RULE_JUDGES
 from workbench_plugins.judging.problems.model import SUBJECTS
 from workbench_plugins.judging.scoring.stages import STAGE_NAMES, STAGES
 
@@ -52,7 +53,6 @@ CORRELATION_PLOT = "engjudge-correlation.png"
 # the topologies as the paper's Table 10 names them
 TOPOLOGIES = {"dag": "True DAG", "chain": "Strict Linear Chain", "flat": "Independent (Flat)"}
 Group = tuple[str, str]  # (generator, judge)
-RULE_JUDGES = ("rubric",)  # judges that are rules, not models: no tokens, no finding
 RULE_NOTE = (
     "**Judge `{judge}` is rule-based, not a language model.** Its verdicts come from fixed rules "
     "built from the same templates the off-target policies write from (bench/rubric_judge.py), "
@@ -211,9 +211,7 @@ def cost_table(cells: list[CellRecord], judge: str = "") -> list[str]:
             who = f"judge {judge} (rule-based: rule applications, no tokens)"
         tokens_total = ("-", "-") if rules else (f"{t_in:,.0f}", f"{t_out:,.0f}")
         tokens_each = ("-", "-") if rules else (f"{t_in / count:,.0f}", f"{t_out / count:,.0f}")
-        lines.append(
-            f"| {who}, total | {calls:.0f} | {' | '.join(tokens_total)} | {seconds:.2f} |"
-        )
+        lines.append(f"| {who}, total | {calls:.0f} | {' | '.join(tokens_total)} | {seconds:.2f} |")
         lines.append(
             f"| {who}, per cell | {calls / count:.1f} | {' | '.join(tokens_each)} | "
             f"{seconds / count:.2f} |"

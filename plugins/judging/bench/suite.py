@@ -38,6 +38,7 @@ from workbench.bench.earned import Binding, CellResult
 from workbench.bench.results import CellRecord
 from workbench.bench.tool_calls import HarnessFailure, is_direct
 from workbench_plugins.judging.bench.policies import direct_solution
+from workbench_plugins.judging.bench.rule_judges import RULE_JUDGES
 from workbench_plugins.judging.bench.scoring import TOPOLOGIES, cell_details, cell_scores
 from workbench_plugins.judging.problems.model import Problem
 from workbench_plugins.judging.problems.registry import DEFAULT_SEEDS, problem, problem_set
@@ -63,6 +64,7 @@ ENV_IMAGES = "WORKBENCH_ENGJUDGE_IMAGES"
 class EngJudgeSuite(Suite):
     name = "engjudge"
     headline = ("final",)
+    rule_judges = RULE_JUDGES
 
     def __init__(
         self, seeds: tuple[int, ...] = DEFAULT_SEEDS, graph: str = "dag", images: str = "auto"

@@ -41,7 +41,11 @@ from workbench.ui.model_status import ModelEntry, ModelsReport, check_models
 log = logging.getLogger(__name__)
 OTHER_HINT = "ollama:<model>, openai:<model>@<base-url>, llamacpp:<path.gguf> or scripted:<file>"
 MIN_BUTTON_WIDTH = 120  # px: "Model: ollama:qw…b ▾" still tells what is in use
-SECTIONS = {"local": "In this process (llama.cpp)", "openai": "OpenAI-compatible servers"}
+SECTIONS = {
+    "profile": "Your model profiles (Settings → Model profiles)",
+    "local": "In this process (llama.cpp)",
+    "openai": "OpenAI-compatible servers",
+}
 
 
 class ModelPicker(QWidget):
