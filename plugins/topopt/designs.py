@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from workbench.core.files import open_checked
 from workbench.core.store import Artifact
 from workbench.core.tools import ToolContext, ToolFailure
 from workbench_plugins.topopt import engine
@@ -125,7 +126,8 @@ def load_npy(context: ToolContext, path_text: str) -> npt.NDArray:
             hint="Use the save_path or npy_path returned by optimize_design or render_design.",
         )
     try:
-        array = np.load(path, allow_pickle=False)
+        with open_checked(path) as opened:  # no link swapped in since the check
+            array = np.load(opened, allow_pickle=False)
     except (ValueError, OSError) as error:
         raise ToolFailure(f"{path} is not a readable .npy array: {error}") from None
     if not isinstance(array, np.ndarray) or array.ndim != 2:

@@ -111,3 +111,34 @@ def _capture(access: FileAccess, outcome: list[BaseException]) -> None:
         access.open().close()
     except BaseException as raised:
         outcome.append(raised)
+
+
+def test_a_design_swapped_for_a_link_after_the_check_is_not_loaded(
+    places: tuple[Path, Path, Confinement],
+) -> None:
+    """The topopt tools read a design file argument through open_checked: a link swapped in
+    between the check and the load is refused, the outside array never read."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from workbench_plugins.topopt.designs import load_npy
+
+    workspace, outside, confinement = places
+    np.save(outside / "secret.npy", np.ones((4, 4)))
+    folder = workspace / "outputs" / "topopt"
+    folder.mkdir(parents=True)
+    design = folder / "design.npy"
+    np.save(design, np.zeros((4, 4)))
+
+    def file(name: str, mode: str, base: Path) -> Path:
+        path = confinement.check(name, base=base, mode=mode).path  # type: ignore[arg-type]
+        design.unlink()
+        design.symlink_to(outside / "secret.npy")  # the swap, between check and load
+        return path
+
+    context = SimpleNamespace(
+        app=SimpleNamespace(store=SimpleNamespace(folder=workspace)), file=file
+    )
+    with pytest.raises(PathRefused, match="changed after it was checked"):
+        load_npy(context, "design.npy")  # type: ignore[arg-type]
