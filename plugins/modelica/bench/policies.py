@@ -7,15 +7,18 @@ harness run of the cell's own workspace, one turn per call, as an agent's would 
   `evaluate_observable`, records the adjudication the tool suggests and submits explicitly
   (override only if a check is not supported, and then said so); in the plain loop the run ends
   with the implicit submission of the last model, as the plain loop's does.
-- `offtarget:variant`: the same with the contract's first off-target variant (executable but
-  behaviourally wrong), or for a repair task the initial faulty model; submits with override.
+- `offtarget:variant`: the same with an executable but behaviourally wrong answer, submitted
+  with override: the contract's first off-target variant, or for a repair task without one the
+  known-valid repair with the nominal values it must keep changed (`drifted_repair`), so the
+  behaviour gate of a repair is tested too, not only the faulty input the check catches.
 - `offtarget:never-submits`: does the reference's work and never submits (plain: the run ends
   without its implicit submission), so the right model sits in the workspace unsubmitted.
 - `offtarget:submits-initial`: submits what the workspace started with, doing nothing else
   (tuning: the frozen model's own values of the tunable parameters, set through `simulate`).
 
 The harness's own public checks apply: a submission failing them is refused, and the run ends
-as a failure to submit, which is that policy's result.
+as a failure to submit, which is that policy's result. The two policies that cheat
+(`offtarget:fails-every-call`, `offtarget:claims-without-work`) are in `cheats`.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from workbench.bench.tool_calls import HarnessFailure, ToolCall
 from workbench.core.context import AppContext
@@ -44,6 +47,7 @@ DIRECT = (
     "offtarget:submits-initial",
 )
 Verifier = Callable[[harness.Task, dict[str, Any]], list[str]]
+DRIFT = 2.0  # drifted_repair: a nominal value of the interface's parameters times this
 
 
 @dataclass
@@ -62,6 +66,7 @@ class Played:
     tokens: dict[str, int] = field(default_factory=dict)
     calls: list[ToolCall] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    answer: str = ""  # the run's final message: kept to read, never scored
 
 
 @dataclass(frozen=True)
@@ -72,6 +77,16 @@ class Check:
     proposition: str
     observable: dict[str, Any]
     condition: dict[str, Any]
+
+
+class Plays(Protocol):
+    """What `work_on` and `submit_or_end` play its tool calls through."""
+
+    run: harness.Run
+
+    def __call__(
+        self, tool: str, /, *, must_succeed: bool = True, **args: Any
+    ) -> dict[str, Any]: ...
 
 
 class Player:
@@ -101,8 +116,10 @@ def answer_of(policy: str, package: TaskPackage) -> ModelAnswer | ParameterAnswe
     contract = package.contract
     if policy in ("reference", "offtarget:never-submits"):
         return contract.known_valid
-    if policy == "offtarget:variant" and package.task.task_type != "model_repair":
-        return contract.off_target[0].submission
+    if policy == "offtarget:variant":
+        if contract.off_target:
+            return contract.off_target[0].submission
+        return drifted_repair(package)
     if package.task.task_type == "model_tuning":
         initial = initial_parameters(
             package.task.initial_model or "", package.task.tunable_parameters or []
@@ -111,17 +128,40 @@ def answer_of(policy: str, package: TaskPackage) -> ModelAnswer | ParameterAnswe
     return None
 
 
+def drifted_repair(package: TaskPackage) -> ModelAnswer:
+    """A repair that checks and simulates but does not keep the model's nominal values: the
+    known-valid repair with the first interface parameter that has a literal value times
+    DRIFT (a zero becomes 1). One value only: scaling them all can leave the behaviour as it
+    was (mass, stiffness, damping and force doubled keep a mass-spring-damper's response).
+    For a repair task whose contract names no off-target variant."""
+    answer = package.contract.known_valid
+    if isinstance(answer, ModelAnswer):
+        for name in package.contract.interface.parameters:
+            drift = lambda m: m.group(1) + _drifted(m.group(2))  # noqa: E731
+            text, changed = re.subn(_literal(name), drift, answer.final_model, count=1)
+            if changed:
+                return ModelAnswer(final_model=text)
+    raise HarnessFailure(f"{package.task_id}: no off-target variant, and no value to drift")
+
+
+def _literal(name: str) -> str:
+    """`parameter Real NAME = VALUE`: group 1 up to the value, group 2 the value."""
+    return rf"(\bparameter\s+Real\s+{re.escape(name)}\s*(?:\([^)]*\))?\s*=\s*)([-+0-9.eE]+)"
+
+
+def _drifted(value: str) -> str:
+    number = float(value)
+    return repr(number * DRIFT if number else 1.0)
+
+
 def initial_parameters(model: str, names: list[str]) -> dict[str, float]:
     """The values `parameter Real NAME = VALUE` gives the named parameters in `model` (those
     set by an expression are left out)."""
     found = {}
     for name in names:
-        match = re.search(
-            rf"\bparameter\s+Real\s+{re.escape(name)}\s*(?:\([^)]*\))?\s*=\s*([-+0-9.eE]+)\s*[\";]",
-            model,
-        )
+        match = re.search(_literal(name) + r"\s*[\";]", model)
         if match:
-            found[name] = float(match.group(1))
+            found[name] = float(match.group(2))
     return found
 
 
@@ -146,9 +186,9 @@ def play_direct(
     try:
         answer = answer_of(policy, package)
         if policy != "offtarget:submits-initial" or answer is not None:
-            notes += _work(player, package, answer, mode, policy)
+            notes += work_on(player, package, answer, mode, policy)
         if policy != "offtarget:never-submits":
-            notes += _submit(player, mode, policy)
+            notes += submit_or_end(player, mode, policy)
         outcome = run.finish()
     finally:
         harness.forget_run(run.id)
@@ -167,8 +207,8 @@ def play_direct(
     )
 
 
-def _work(
-    play: Player,
+def work_on(
+    play: Plays,
     package: TaskPackage,
     answer: ModelAnswer | ParameterAnswer | None,
     mode: str,
@@ -229,7 +269,7 @@ def _work(
     return notes
 
 
-def _submit(play: Player, mode: str, policy: str) -> list[str]:
+def submit_or_end(play: Plays, mode: str, policy: str) -> list[str]:
     """Harness: an explicit submit (override when not ready); plain: the loop's ending, the
     current candidate submitted implicitly."""
     run = play.run

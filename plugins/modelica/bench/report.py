@@ -1,7 +1,10 @@
-"""The `modelica` suite's report: `modelica-report.md` and `modelica-report.png`, as the paper's
-headline table: pass counts per workflow and difficulty with the harness and the plain loop side
-by side, where the failures happened (check, simulate, behaviour, no submission), submissions
-that run but behave wrongly, and logical tokens and wall time per task.
+"""The `modelica` suite's report: `modelica-report.html` (the page a person opens, from
+`modelica-report.md`, with `modelica-report.png` embedded). First Pufibara's Table 4a-c
+(`paper_tables`: per model and workflow, passed, tokens (M) and runtime (h) in the harness and
+the plain loop, and the harness's pass-rate gain and token and runtime reductions); then per
+model: pass counts per workflow and difficulty with the two modes side by side, where the
+failures happened (check, simulate, behaviour, no submission), submissions that run but behave
+wrongly, and logical tokens and wall time per task.
 
     python -m workbench_plugins.modelica.bench.report RESULTS_FOLDER
 """
@@ -16,9 +19,12 @@ from matplotlib.figure import Figure
 
 from workbench.bench.report_command import rewrite_report
 from workbench.bench.results import CellRecord
+from workbench_plugins.modelica.bench.paper_tables import table_4
+from workbench_plugins.modelica.bench.report_page import page
 
 SUITE = "modelica"
 REPORT = "modelica-report.md"
+PAGE = "modelica-report.html"
 PLOT = "modelica-report.png"
 MODES = ("harness", "plain")
 WORKFLOWS = {"model_repair": "repair", "model_generation": "generation", "model_tuning": "tuning"}
@@ -195,6 +201,8 @@ def report_text(cells: list[CellRecord], plot: str = PLOT) -> str:
         "+ output, as the backend reported them.",
         "",
         f"![pass counts, failure stages and tokens per mode]({plot})",
+        "",
+        *table_4(cells, models_of(cells)),
     ]
     for model in models_of(cells):
         mine = [c for c in cells if c["model"] == model]
@@ -255,14 +263,17 @@ def _in(cell: CellRecord, group: tuple[str, str]) -> bool:
 
 
 def write_report(folder: Path, cells: list[CellRecord]) -> Path:
-    """The report of `cells` (the suite's) in `folder`; returns the Markdown file."""
+    """The report of `cells` (the suite's) in `folder`: the Markdown, its figure and the HTML
+    page (returned: the one a person opens)."""
     mine = sorted(
         (c for c in cells if c.get("suite") == SUITE),
         key=lambda c: (str(c["model"]), str(c["task"])),
     )
     plot(mine, folder / PLOT)
-    path = folder / REPORT
-    path.write_text(report_text(mine), encoding="utf-8")
+    text = report_text(mine)
+    (folder / REPORT).write_text(text, encoding="utf-8")
+    path = folder / PAGE
+    path.write_text(page(text, folder, "Modelica Agent Workflow Benchmark"), encoding="utf-8")
     return path
 
 

@@ -4,11 +4,12 @@ Tasks: `<task_id>/<mode>`; the summary groups them by task type (problem), mode 
 difficulty (condition). The smoke selection is the first repair task in both modes.
 
 A cell is sealed. It runs in its own workspace (the runner's `cell.app`): the run's workspace is
-`<cell>/workspace`, and the run (a direct policy, see `policies`, or a model through
-`driver.run_task`) writes `<cell>/submission.json`, outside it. After the run ends the evaluator
-judges THAT file, in `<cell>/evaluation`: the record keeps the file's sha256 next to the one the
-verdict names, and the verdict. No submission file is a failure to submit (scored 0), whatever
-the workspace holds.
+`<cell>/workspace`, and the run (a direct policy, see `policies`; one of the two that cheat, see
+`cheats`; or a model through `driver.run_task`) writes `<cell>/submission.json`, outside it. After
+the run ends the evaluator judges THAT file, in `<cell>/evaluation`. The headline (`passed`) is
+bound to the bytes the run submitted (workbench.bench.earned): the verdict must name them and the
+file must still hold them when the cell ends, else `passed` is 0. No submission file is a
+failure to submit (scored 0), whatever the workspace holds.
 
 Options from the environment: WORKBENCH_MODELICA_BENCHMARK (the task set's root, the loader's),
 WORKBENCH_MODELICA_BENCH_BACKEND (the evaluator's backend; default the Modelica settings').
@@ -23,8 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from workbench.bench import BenchTask, CellContext, Suite
+from workbench.bench.earned import CHEATS, Binding, CellResult, sha256_file
 from workbench.bench.results import CellRecord
 from workbench.bench.tool_calls import HarnessFailure, ToolCall, is_direct
+from workbench_plugins.modelica.bench.cheats import play_cheat
 from workbench_plugins.modelica.bench.policies import Played, play_direct
 from workbench_plugins.modelica.bench.report import MODES, write_report
 from workbench_plugins.modelica.config import ModelicaSettings
@@ -43,6 +46,7 @@ EVALUATION = "evaluation"  # the evaluator's work folder in the cell, outside th
 
 class ModelicaSuite(Suite):
     name = "modelica"
+    headline = ("passed",)
 
     def __init__(self, root: Path | None = None, backend: str = "") -> None:
         self.root = Path(root) if root is not None else benchmark_root()
@@ -78,13 +82,14 @@ class ModelicaSuite(Suite):
         repairs = sorted(t for t, p in self.packages.items() if p.task.task_type == "model_repair")
         return (repairs or sorted(self.packages) or [""])[0]
 
-    def run(self, task: BenchTask, model: str, seed: int, cell: CellContext) -> dict[str, Any]:
+    def run(self, task: BenchTask, model: str, seed: int, cell: CellContext) -> CellResult:
         package = self.packages[str(task.payload["task_id"])]
         mode = str(task.payload["mode"])
         backend = self.backend or cell.app.settings.plugin("modelica", ModelicaSettings).backend
         played = self._play(package, mode, model, cell)
+        submitted = sha256_file(cell.folder / SUBMISSION)  # the bytes the run submitted
         verdict, sealed = seal_and_evaluate(package, cell.folder, backend)
-        scores = scores_of(verdict, played, sealed)
+        scores = scores_of(verdict, played)
         details = {
             "task_id": package.task_id,
             "task_type": package.task.task_type,
@@ -106,9 +111,10 @@ class ModelicaSuite(Suite):
                 "notes": played.notes,
             },
             "tool_calls": [{"name": call.name, "ok": call.ok} for call in played.calls],
+            "answer": played.answer,  # the final message of a policy that states one: not scored
             "evaluation_s": round(verdict.elapsed_s, 4),
         }
-        return {**scores, "details": details}
+        return CellResult(scores, details, bindings_of(submitted, verdict, cell.folder))
 
     def _play(self, package: TaskPackage, mode: str, model: str, cell: CellContext) -> Played:
         from workbench_plugins.modelica.driver.task_source import public_verifier, task_from_public
@@ -116,6 +122,8 @@ class ModelicaSuite(Suite):
         task = task_from_public(package.task_path, package.library)
         if is_direct(model):
             verify = public_verifier(cell.app) if mode == "harness" else None
+            if model in CHEATS:
+                return play_cheat(model, package, task, mode, cell.app, cell.folder, verify)
             return play_direct(model, package, task, mode, cell.app, cell.folder, verify)
         return play_agent(task, model, mode, cell)
 
@@ -181,15 +189,26 @@ def seal_and_evaluate(
     return verdict, sealed
 
 
-def scores_of(verdict: Verdict, played: Played, sealed: dict[str, Any]) -> dict[str, float]:
-    """The cell's numbers; a verdict on another file than the one on disk passes nothing."""
+def bindings_of(submitted: str | None, verdict: Verdict, folder: Path) -> list[Binding]:
+    """What `passed` rests on: the bytes the run submitted are the ones the verdict judged and
+    the ones on disk when the cell ends (none when nothing was submitted: nothing passes)."""
+    if submitted is None:
+        return []
+    judged = verdict.submission_sha256 or None
+    return [
+        Binding("submission.json as the evaluator judged it", submitted, judged),
+        Binding.to_file("submission.json at the end of the cell", folder / SUBMISSION, submitted),
+    ]
+
+
+def scores_of(verdict: Verdict, played: Played) -> dict[str, float]:
+    """The cell's numbers (`passed` is gated by the bindings when the executor records it)."""
     tokens = played.tokens
     submitted = verdict.failed_stage != "no_submission"
-    passed = verdict.passed and bool(sealed.get("matches"))
     return {
-        "passed": float(passed),
+        "passed": float(verdict.passed),
         "executable": float(verdict.executable),
-        "executable_but_wrong": float(verdict.executable and not passed),
+        "executable_but_wrong": float(verdict.executable and not verdict.passed),
         "submitted": float(submitted),
         "tokens_logical": float(tokens.get("logical", sum(_kinds(tokens).values()))),
         "tokens_input": float(tokens.get("input_uncached", 0)),

@@ -1,11 +1,14 @@
 """Evaluator validation of the `modelica` suite through the bench runner: every task in both
 modes with the reference and each off-target policy, judged as any model's cell is.
 
-Designed results: the reference passes every cell (sealed: the verdict names the file on disk);
-no off-target policy passes any cell; the off-target variant of a generation or tuning task is
-executable and fails at behaviour; a repair task's initial model submitted by the plain loop
-fails at the contract's intended stage (the harness refuses to submit it: no submission).
-Exits non-zero when a cell does not come out as designed.
+Designed results: the reference passes every cell (bound: the verdict names the bytes submitted
+and they are still on disk); no off-target policy passes any cell; the off-target variant of
+every task is executable and fails at behaviour; a repair task's initial model submitted by the
+plain loop fails at the contract's intended stage (the harness refuses to submit it: no
+submission); the two policies that cheat (workbench.bench.earned) score `passed` 0 everywhere,
+with no tool call that succeeded: the harness gets no submission from them, the plain loop
+submits what the workspace started with. Exits non-zero when a cell does not come out as
+designed.
 
     python -m workbench_plugins.modelica.bench.validate [--out DIR] [--backend rumoca|omc]
 """
@@ -16,6 +19,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from workbench.bench.earned import CHEAT_ABOUT, CHEATS
 from workbench.bench.results import read_cells
 from workbench.bench.runner import PlannedCell, run_bench
 from workbench.bench.validation import (
@@ -32,9 +36,10 @@ from workbench_plugins.modelica.bench.suite import ModelicaSuite
 REFERENCE_EXPECTED = {"passed": 1.0, "submitted": 1.0, "executable": 1.0}
 OFF_TARGET_EXPECTED = {"passed": 0.0}
 NEVER_SUBMITS_EXPECTED = {"passed": 0.0, "submitted": 0.0}
+POLICIES = (*DIRECT, *CHEATS)
 
 
-def plan_cells(suite: ModelicaSuite, policies: tuple[str, ...] = DIRECT) -> list[PlannedCell]:
+def plan_cells(suite: ModelicaSuite, policies: tuple[str, ...] = POLICIES) -> list[PlannedCell]:
     return [
         PlannedCell(suite.name, task, policy, 0) for task in suite.tasks() for policy in policies
     ]
@@ -56,9 +61,15 @@ def designed_stage(policy: str, record: dict[str, Any], suite: ModelicaSuite) ->
         return ""
     if policy == "offtarget:never-submits":
         return "no_submission"
-    if policy == "offtarget:variant" and task_type != "model_repair":
+    if policy == "offtarget:variant":
         return "behaviour"
-    if task_type == "model_repair" and policy in ("offtarget:variant", "offtarget:submits-initial"):
+    if policy in CHEATS and mode == "harness":
+        return "no_submission"  # the harness never submits for the agent
+    if policy in CHEATS and task_type == "model_generation":
+        return "interface"  # the plain loop submits the workspace's empty start
+    if policy in CHEATS and task_type == "model_tuning":
+        return "constraints"  # the plain loop submits the untouched, empty assignment
+    if task_type == "model_repair" and policy in ("offtarget:submits-initial", *CHEATS):
         if mode == "harness":
             return "no_submission"  # the public gates refuse the faulty model at submit
         stage = suite.packages[details["task_id"]].contract.intended_failure_stage
@@ -85,12 +96,18 @@ def validate(context: AppContext, out: Path, suite: ModelicaSuite) -> Validation
             result.failures.append(
                 f"{cell.key}: failed at {got or 'nothing (passed)'}, designed {stage or 'pass'}"
             )
-        submission = record["details"]["submission"]
-        if submission["sha256"] and not submission["matches"]:
-            result.failures.append(
-                f"{cell.key}: the verdict names another file than the one on disk"
-            )
+        for line in record["details"].get("unbound", []):
+            result.failures.append(f"{cell.key}: a binding of `passed` broke: {line}")
+        if cell.model in CHEATS:
+            check_cheat(result, cell.key, cell.model, record)
     return result
+
+
+def check_cheat(result: Validation, key: str, policy: str, record: dict[str, Any]) -> None:
+    """Work never done does nothing: no tool call of it succeeded (its `passed`, designed 0,
+    is compared with the other designed scores)."""
+    if any(call["ok"] for call in record["details"]["tool_calls"]):
+        result.failures.append(f"{key}: a tool call of {policy} ({CHEAT_ABOUT[policy]}) succeeded")
 
 
 def main(argv: list[str] | None = None) -> int:

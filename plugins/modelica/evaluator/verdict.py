@@ -165,10 +165,14 @@ def _run_gates(
         trial.record("interface", gates.gate(names, ""))
         return
     metrics = [*contract.metrics, *package.target_metrics()]
+    if not metrics:
+        # fail closed: a contract that measures nothing cannot vouch for the behaviour
+        unjudged = "the contract has no behaviour metrics, so the behaviour cannot be judged"
+        trial.record("behaviour", GateResult(passed=False, detail=unjudged))
+        return
     trial.verdict.metrics = _behaviour(package, metrics, runner, source, parameters, result)
     failed = [m.detail for m in trial.verdict.metrics if not m.passed]
-    passed_detail = f"{len(metrics)} metric(s) met" if metrics else "no behaviour metrics"
-    trial.record("behaviour", gates.gate(failed, passed_detail))
+    trial.record("behaviour", gates.gate(failed, f"{len(metrics)} metric(s) met"))
     trial.verdict.passed = not trial.verdict.failed_stage
 
 
