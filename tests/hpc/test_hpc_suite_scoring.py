@@ -1,4 +1,4 @@
-"""The HPC suite's scoring (Appendix A.3) on hand-made calls and texts, hand-computed values."""
+"""The HPC suite's scoring (Appendix A.3) on hand-made calls and answers, hand-computed values."""
 
 from __future__ import annotations
 
@@ -110,7 +110,7 @@ def test_weights_move_an_uncalled_steps_share_to_the_step_rate() -> None:
 
 
 def test_the_optimal_run_scores_one() -> None:
-    scores, details = scoring.score_cell([GENERATE, SUBMIT, MONITOR, EVALUATE], [REPORT], TASK)
+    scores, details = scoring.score_cell([GENERATE, SUBMIT, MONITOR, EVALUATE], REPORT, TASK)
     for name in ("hpc_score", "step_rate", "config_ok", "metrics_extracted", "overall"):
         assert scores[name] == pytest.approx(1.0), name
     assert scores["metrics_verified"] == 1.0
@@ -119,7 +119,7 @@ def test_the_optimal_run_scores_one() -> None:
 
 def test_a_run_that_stops_after_monitoring() -> None:
     # w = (0.85, 0.15, 0): 0.85 * 3/4 + 0.15 = 0.7875; CO = 0.6 * 0.7875 + 0.2 * 0 + 0.2 * 1
-    scores, _ = scoring.score_cell([GENERATE, SUBMIT, MONITOR], [], TASK)
+    scores, _ = scoring.score_cell([GENERATE, SUBMIT, MONITOR], "", TASK)
     assert scores["hpc_score"] == pytest.approx(0.7875)
     assert scores["task_completion"] == 0.0
     assert scores["tool_efficiency"] == 1.0
@@ -127,12 +127,14 @@ def test_a_run_that_stops_after_monitoring() -> None:
 
 
 def test_a_run_with_half_the_metrics_and_a_redundant_call() -> None:
-    # 0.7 * 1 + 0.15 * 1 + 0.15 * 3/6 = 0.925; ToolEff 4/5; CO = 0.555 + 0.2 + 0.16 = 0.915
+    # 0.7 * 1 + 0.15 * 1 + 0.15 * 3/6 = 0.925; ToolEff 4/5; TC 0 (three of the six metrics
+    # reported); CO = 0.555 + 0 + 0.16 = 0.715
     calls = [GENERATE, SUBMIT, MONITOR, MONITOR, EVALUATE]
-    scores, _ = scoring.score_cell(calls, ["IOG: 1.5, COG: 12.25, FOG: 0.125"], TASK)
+    scores, _ = scoring.score_cell(calls, "IOG: 1.5, COG: 12.25, FOG: 0.125", TASK)
     assert scores["hpc_score"] == pytest.approx(0.925)
     assert scores["tool_efficiency"] == pytest.approx(0.8)
-    assert scores["overall"] == pytest.approx(0.915)
+    assert scores["task_completion"] == 0.0
+    assert scores["overall"] == pytest.approx(0.715)
 
 
 def test_the_cli_alternative_counts_as_the_evaluate_step() -> None:
@@ -143,7 +145,7 @@ def test_the_cli_alternative_counts_as_the_evaluate_step() -> None:
     assert scoring.steps_done([cli])["evaluate_model"]
     assert not scoring.steps_done([other])["evaluate_model"]
     # no generate: its weight goes to the steps: 0.85 * 1/4 + 0.15 * 0 = 0.2125
-    scores, _ = scoring.score_cell([cli], [], TASK)
+    scores, _ = scoring.score_cell([cli], "", TASK)
     assert scores["hpc_score"] == pytest.approx(0.2125)
 
 

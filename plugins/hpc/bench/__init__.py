@@ -2,9 +2,11 @@
 
 suite.py     the tasks and running one (a sealed cell; settings from WORKBENCH_HPC_* variables)
 prompts.py   the task specs and their prompt styles
-scoring.py   the A.3 scores of a run's tool calls
-policies.py  the reference and off-target policies validate.py runs
+scoring.py   the A.3 scores of a run's tool calls (only succeeded work counts)
+policies.py  the reference, off-target and cheating policies validate.py runs
 validate.py  the evaluator's validation on a real cluster
+report.py    hpc-report.html: Figure 7 and Figures 8-9 (paper_figures.py) beside the baselines
+             computed here (baselines.py)
 """
 
 from __future__ import annotations

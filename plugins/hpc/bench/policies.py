@@ -5,6 +5,9 @@
   `NAME: value` taken from the evaluate_model result.
 - `offtarget:<mistake>`: the reference with one characteristic mistake (OFF_TARGET), each with
   the scores it must get (validate.py checks them).
+- `offtarget:fails-every-call` and `offtarget:claims-without-work` (workbench.bench.earned): the
+  reference's four calls each refused by the registry, or no call and a final message stating
+  metrics as if a model had been trained and evaluated. Both must score 0 on the headline.
 - any other model spec: the agent (workbench.agents) on the task's prompt, the submit and
   cancel confirmations approved as a person running the benchmark would.
 """
@@ -17,6 +20,7 @@ from typing import Any
 
 from workbench.bench import AgentBudget
 from workbench.bench import tool_calls as recording
+from workbench.bench.earned import CHEATS, CLAIMS_WITHOUT_WORK, claim_run, play_refused
 from workbench.bench.tool_calls import HarnessFailure, PolicyRun
 from workbench.core.context import AppContext
 from workbench_plugins.hpc.bench.prompts import HpcTaskSpec
@@ -37,8 +41,8 @@ class OffTarget:
 
 
 # Hand-computed from A.3 (scoring.py): stopping after monitoring leaves evaluate uncalled, so
-# w_eval = 0 and w_step = 0.85: score = 0.85 * 3/4 + 0.15 * 1 = 0.7875; TC 0; ToolEff 1 (3 calls
-# of 4 optimal); CO = 0.6 * 0.7875 + 0.2 * 1 = 0.6725. The wrong seed does every step but fails
+# w_eval = 0 and w_step = 0.85: score = 0.85 * 3/4 + 0.15 * 1 = 0.7875; TC 0; ToolEff 1 (3 steps
+# done in 3 calls); CO = 0.6 * 0.7875 + 0.2 * 1 = 0.6725. The wrong seed does every step but fails
 # the configuration check: score = 0.70 + 0 + 0.15 = 0.85; TC 0; CO = 0.6 * 0.85 + 0.2 = 0.71.
 OFF_TARGET: dict[str, OffTarget] = {
     "stops-after-monitoring": OffTarget(
@@ -59,11 +63,33 @@ OFF_TARGET: dict[str, OffTarget] = {
             "step_rate": 1.0,
             "config_ok": 0.0,
             "metrics_extracted": 1.0,
+            "metrics_verified": 1.0,
             "task_completion": 0.0,
             "tool_efficiency": 1.0,
             "overall": 0.71,
         },
     ),
+}
+# What claims-without-work states: the metrics the reference's seed-1 cells measured on the test
+# cluster (validate.py's CI settings: 2 epochs, 8 samples), so the claim is as good as true
+# numbers get; it still earns nothing, as no evaluation in its cell produced them.
+CLAIMED_METRICS: dict[str, dict[str, float]] = {
+    "cgan_cnn_2d": {
+        "iog": 60.0724,
+        "cog": 405.575,
+        "fog": 0.0468663,
+        "mmd": 0.241087,
+        "dpp": 1.20981e-26,
+        "viol": 0.875,
+    },
+    "diffusion_2d_cond": {
+        "iog": 2.98135e9,
+        "cog": 2.98136e9,
+        "fog": 449.063,
+        "mmd": 0.220277,
+        "dpp": 0.253836,
+        "viol": 1.0,
+    },
 }
 REFERENCE_EXPECTED = {
     "hpc_score": 1.0,
@@ -85,12 +111,60 @@ def report_text(result: Mapping[str, Any]) -> str:
     return f"Evaluated {trained}: {values}."
 
 
+def reference_calls(task: HpcTaskSpec) -> list[tuple[str, dict[str, Any]]]:
+    """The reference's four calls as fails-every-call makes them (each refused before it runs,
+    so the script and job the later calls name are placeholders)."""
+    return [
+        (
+            "generate_training_command",
+            {
+                "algorithm": task.algorithm,
+                "problem_id": task.problem_id,
+                "epochs": task.epochs,
+                "seed": task.seed,
+                "host": task.host,
+            },
+        ),
+        ("submit_slurm_job", {"script_path": "hpc/scripts/train.sbatch", "host": task.host}),
+        (
+            "monitor_job_until_complete",
+            {
+                "job_id": "1",
+                "host": task.host,
+                "check_interval": task.check_interval,
+                "max_checks": task.max_checks,
+            },
+        ),
+        (
+            "evaluate_model",
+            {
+                "problem_id": task.problem_id,
+                "algorithm": task.algorithm,
+                "seed": task.seed,
+                "n_samples": task.n_samples,
+                "job_id": "1",
+                "host": task.host,
+            },
+        ),
+    ]
+
+
+def claim(task: HpcTaskSpec) -> str:
+    """claims-without-work's final message: the reference's report, nothing behind it."""
+    metrics = CLAIMED_METRICS[task.algorithm]
+    return report_text({**metrics, "algorithm": task.algorithm, "seed": task.seed, "job_id": "1"})
+
+
 def play_direct(model: str, task: HpcTaskSpec, app: AppContext) -> PolicyRun:
+    if model == CLAIMS_WITHOUT_WORK:
+        return claim_run(claim(task))
+    if model in CHEATS:
+        return play_refused(app, f"bench:{model}", reference_calls(task))
     mistake = model.removeprefix("offtarget:") if model.startswith("offtarget:") else ""
     if mistake and mistake not in OFF_TARGET:
         raise HarnessFailure(
             f"Unknown off-target policy {model!r}; known: "
-            + ", ".join(f"offtarget:{name}" for name in OFF_TARGET)
+            + ", ".join([*(f"offtarget:{name}" for name in OFF_TARGET), *CHEATS])
         )
     call = recording.RecordingToolCaller(app, f"bench:{model}", confirmed=True)  # as `--yes`
     seed = task.seed + WRONG_SEED_OFFSET if mistake == "wrong-seed" else task.seed

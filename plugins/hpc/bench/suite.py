@@ -13,19 +13,24 @@ Settings > HPC; with neither, every cell fails with a message saying how to add 
 monitoring interval and the samples evaluated likewise (WORKBENCH_HPC_BENCH_INTERVAL, default
 30 s; WORKBENCH_HPC_BENCH_SAMPLES, default 50), always stated in the prompt.
 
-A cell is sealed: it runs in its own workspace (the runner's), and the metrics it reports must
-come from the evaluate_model result whose downloaded outputs it re-hashes here: the digest goes
-into the record, and `metrics_verified` is 0 when the outputs on disk are not the ones evaluated.
+A cell is sealed: it runs in its own workspace (the runner's). Only work that succeeded counts
+(scoring.py), and the score is bound to the outputs each evaluate_model call downloaded and
+evaluated: their sha256 now must equal the one the evaluation reported, or the executor zeroes
+the scores resting on them (workbench.bench.earned). The report (report.py) puts the paper's
+Figures 7-9 beside baselines computed here.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
 from typing import Any
 
 from workbench.bench import BenchTask, CellContext, Suite
+from workbench.bench.earned import Binding, CellResult, succeeded
+from workbench.bench.results import CellRecord
 from workbench_plugins.hpc.bench import policies, scoring
 from workbench_plugins.hpc.bench.prompts import (
     CHECK_INTERVAL,
@@ -50,8 +55,14 @@ NO_HOST = (
 )
 
 
+# what a broken binding zeroes: the headline and every score resting on the evaluated outputs
+BOUND_SCORES = (*scoring.FABRICATION_GATED, "metrics_verified")
+RECIPE_FILE = "training.json"  # in the outputs: what the job trained (the report's baselines)
+
+
 class HpcSuite(Suite):
     name = "hpc-beams2d"
+    headline = ("hpc_score", "task_completion")
 
     def __init__(
         self,
@@ -95,14 +106,18 @@ class HpcSuite(Suite):
             n_samples=self.n_samples,
         )
 
-    def run(self, task: BenchTask, model: str, seed: int, cell: CellContext) -> dict[str, Any]:
+    def report(self, folder: Path, cells: list[CellRecord]) -> Path:
+        """hpc-report.html and its figures in the results folder (report.py)."""
+        from workbench_plugins.hpc.bench.report import write_report
+
+        return write_report(folder, cells)
+
+    def run(self, task: BenchTask, model: str, seed: int, cell: CellContext) -> CellResult:
         started = time.perf_counter()
         spec = self.task_spec(task, cell)
         run = policies.play(model, spec, cell.app, cell.budget)
-        scores, explained = scoring.score_cell(run.calls, run.texts, spec)
-        sealed = seal(run.calls, cell)
-        if not sealed.get("matches"):
-            scores["metrics_verified"] = 0.0
+        scores, explained = scoring.score_cell(run.calls, run.answer, spec)
+        bindings, evaluated = bind_outputs(run.calls, cell)
         scores.update(tokens_in=float(run.tokens_in), tokens_out=float(run.tokens_out))
         details = {
             "task": {
@@ -115,12 +130,17 @@ class HpcSuite(Suite):
             "prompt": spec.prompt,
             "optimal_calls": list(scoring.OPTIMAL_CALLS),
             "calls": [portable_call(call, cell) for call in run.calls],
-            "evaluated_outputs": sealed,
-            "agent": {"status": run.status, "error": run.error, "model_calls": run.model_calls},
+            "evaluated_outputs": evaluated,
+            "agent": {
+                "status": run.status,
+                "error": run.error,
+                "model_calls": run.model_calls,
+                "answer": run.answer,  # kept to read; only its verified metrics count
+            },
             **explained,
             "timing": {"wall_s": round(time.perf_counter() - started, 4)},  # volatile
         }
-        return {**scores, "details": details}
+        return CellResult(scores, details, bindings, BOUND_SCORES)
 
 
 def first_host(cell: CellContext) -> str:
@@ -130,24 +150,41 @@ def first_host(cell: CellContext) -> str:
     return settings.hosts[0].name
 
 
-def seal(calls: list[scoring.ToolCall], cell: CellContext) -> dict[str, Any]:
-    """The evaluated outputs, re-hashed now: the score is bound to these files."""
+def bind_outputs(
+    calls: list[scoring.ToolCall], cell: CellContext
+) -> tuple[list[Binding], list[dict[str, Any]]]:
+    """A binding per successful evaluation: the outputs folder it evaluated, hashed now, against
+    the sha256 it reported (a folder outside the cell's workspace or gone: missing). And what
+    the record keeps of each: job, folder, digest and the recipe the job trained."""
     from workbench_plugins.hpc.tools.outputs import outputs_sha256
 
-    result = scoring.last_result(calls, "evaluate_model")
-    if result is None:
-        return {}
-    folder = Path(result["outputs_path"]).resolve()
     workspace = cell.app.store.folder.resolve()
-    inside = folder.is_relative_to(workspace)
-    digest = outputs_sha256(folder) if folder.is_dir() else ""
-    return {
-        "job_id": result["job_id"],
-        "path": folder.relative_to(workspace).as_posix() if inside else folder.name,
-        "sha256": digest,
-        "reported_sha256": result["outputs_sha256"],
-        "matches": inside and bool(digest) and digest == result["outputs_sha256"],
-    }
+    bindings, kept = [], []
+    for call in succeeded(calls):
+        if call.name != scoring.TOOL_EVALUATE or not call.result:
+            continue
+        result = call.result
+        folder = Path(result["outputs_path"]).resolve()
+        inside = folder.is_relative_to(workspace) and folder.is_dir()
+        digest = outputs_sha256(folder) if inside else None
+        what = f"evaluated outputs of job {result['job_id']}"
+        bindings.append(Binding(what, str(result["outputs_sha256"]), digest))
+        recipe_file = folder / RECIPE_FILE
+        recipe = (
+            json.loads(recipe_file.read_text(encoding="utf-8")).get("recipe", {})
+            if inside and recipe_file.is_file()
+            else {}
+        )
+        kept.append(
+            {
+                "job_id": result["job_id"],
+                "path": folder.relative_to(workspace).as_posix() if inside else folder.name,
+                "sha256": digest or "",
+                "reported_sha256": result["outputs_sha256"],
+                "recipe": recipe,
+            }
+        )
+    return bindings, kept
 
 
 def portable_call(call: scoring.ToolCall, cell: CellContext) -> dict[str, Any]:

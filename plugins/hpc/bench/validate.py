@@ -1,7 +1,9 @@
 """Evaluator validation of `hpc-beams2d` on a real cluster: the reference must do all four steps
 and score 1.0 everywhere (policies.REFERENCE_EXPECTED); each off-target policy must get exactly
-the scores A.3 gives its mistake (policies.OFF_TARGET, computed by hand there). Runs through the
-bench runner, so the folder also gets results.jsonl and summary.json. Exits non-zero on failure.
+the scores A.3 gives its mistake (policies.OFF_TARGET, computed by hand there); the two policies
+that cheat (fails-every-call, claims-without-work: workbench.bench.earned) must score 0 on the
+headline (hpc_score, task_completion) on every style. Runs through the bench runner, so the
+folder also gets results.jsonl, summary.json and the report. Exits non-zero on failure.
 
     python -m workbench_plugins.hpc.bench.validate [--out DIR] [--host NAME] [--epochs 2]
 """
@@ -12,6 +14,7 @@ import argparse
 from collections.abc import Mapping
 from pathlib import Path
 
+from workbench.bench.earned import CHEAT_ABOUT, CHEATS
 from workbench.bench.results import read_cells
 from workbench.bench.runner import PlannedCell, run_bench
 from workbench.bench.validation import (
@@ -33,11 +36,13 @@ OFF_TARGET_STYLE = "hpc-train-cgan"
 
 
 def plan_cells(suite: HpcSuite) -> list[PlannedCell]:
-    """Seed 1 of the reference styles with the reference; of one style, every off-target."""
+    """Seed 1 of the reference styles with the reference; of one style, every off-target; of
+    every style, both cheats (they call nothing that runs: quick)."""
     cells = []
     for task in suite.tasks():
         if task.payload["seed"] != 1:
             continue
+        cells += [PlannedCell(suite.name, task, model, 0) for model in CHEATS]
         if task.style in REFERENCE_STYLES:
             cells.append(PlannedCell(suite.name, task, "reference", 0))
         if task.style == OFF_TARGET_STYLE:
@@ -57,12 +62,30 @@ def validate(context: AppContext, out: Path, suite: HpcSuite) -> Validation:
     result = Validation(out, failures=list(outcome.errors))
     records = read_cells(out.resolve())
     for cell, record in finished_cells(result, cells, records):
+        if cell.model in CHEATS:
+            check_cheat(result, cell, record["scores"], suite.headline)
+            continue
         designed = expected_scores(cell.model)
         why = f"{cell.model} did not score as designed"
         compare_designed(result, cell.key, record["scores"], designed, why)
-        if cell.model == "reference" and not record["details"]["evaluated_outputs"].get("matches"):
-            result.failures.append(f"{cell.key}: the evaluated outputs' sha256 does not match")
+        details = record["details"]
+        if cell.model == "reference" and (details.get("unbound") or not details["bindings"]):
+            result.failures.append(
+                f"{cell.key}: the reference's evaluated outputs are not bound: "
+                + "; ".join(details.get("unbound", ["no evaluation recorded"]))
+            )
     return result
+
+
+def check_cheat(
+    result: Validation, cell: PlannedCell, scores: Mapping[str, float], headline: tuple[str, ...]
+) -> None:
+    """Work never done earns nothing: each headline score is 0."""
+    for name in headline:
+        line = f"{cell.key}: {name} = {scores[name]:.4f} (must be 0)"
+        result.measured.append(line)
+        if scores[name] != 0.0:
+            result.failures.append(f"{line} but {cell.model} ({CHEAT_ABOUT[cell.model]}) scored")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         return validate(context, args.out, suite)
 
     result = in_bench_workspace(args.out, run)
-    return print_verdict(result, f" in {args.out}")
+    return print_verdict(result, f" in {args.out}; report {args.out}/hpc-report.html")
 
 
 if __name__ == "__main__":
