@@ -12,6 +12,7 @@ import pytest
 from tests.rigs.slurm_cluster import ClusterInfo, SlurmCluster, require_slurm_rig
 
 if TYPE_CHECKING:
+    from workbench.core.context import AppContext
     from workbench_plugins.hpc.config import HpcSettings
     from workbench_plugins.hpc.ssh.pool import SshPool
 
@@ -68,3 +69,14 @@ def ssh_pool(hpc_settings: HpcSettings) -> Iterator[SshPool]:
         yield pool
     finally:
         pool.close()
+
+
+@pytest.fixture
+def hpc_app(workbench_home: Path, hpc_settings: HpcSettings) -> Iterator[AppContext]:
+    """The app with the rig as its one configured host."""
+    from workbench.core.context import AppContext
+
+    app = AppContext.open()
+    app.settings.plugins["hpc"] = hpc_settings.model_dump(mode="json")
+    yield app
+    app.close()

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from workbench_plugins.hpc.slurm.client import parse_sacct, parse_scontrol, parse_squeue
 from workbench_plugins.hpc.slurm.jobs import JobRow, JobState
-from workbench_plugins.hpc.slurm.parsers import expand_array_range
+from workbench_plugins.hpc.slurm.parsers import expand_array_range, parse_jobcomp
 from workbench_plugins.hpc.slurm.script import JobSpec, expand_output_pattern, render_script
 from workbench_plugins.hpc.slurm.tracker import summarize
 
@@ -53,6 +53,26 @@ SACCT_C = """\
 3|root(0)|FAILED|3:0|00:00:00|UNLIMITED|1|wbnode||fail.sh
 2|root(0)||0:0|00:00:02|UNLIMITED|1|wbnode||a
 """
+
+# Lines of the rig's jobcomp/filetxt file for array 1 (tasks 0-3, task 2 exited 3) and a job
+# named with blanks; `sacct -c -j 1` reads only "1|...|COMPLETED|0:0" from them.
+JOBCOMP_COMMON = (
+    "GroupId=root(0) Partition=debug TimeLimit=UNLIMITED StartTime=2026-12-03T05:27:27 "
+    "EndTime=2026-12-03T05:27:29 NodeList=wbnode NodeCnt=1 ProcCnt=1 WorkDir=/tmp/qhpc/w "
+    "ReservationName= Tres=cpu=1,mem=1M,node=1,billing=1 Account= QOS= WcKey= Cluster=unknown "
+    "SubmitTime=2026-12-03T05:27:27 EligibleTime=2026-12-03T05:27:27"
+)
+JOBCOMP = "\n".join(
+    f"JobId={raw} UserId=root(0) Name={name} JobState={state} {JOBCOMP_COMMON} "
+    f"{array}DerivedExitCode=0:0 ExitCode={code} "
+    for raw, name, state, array, code in (
+        (2, "arr.sh", "COMPLETED", "ArrayJobId=1 ArrayTaskId=0 ", "0:0"),
+        (3, "arr.sh", "COMPLETED", "ArrayJobId=1 ArrayTaskId=1 ", "0:0"),
+        (4, "arr.sh", "FAILED", "ArrayJobId=1 ArrayTaskId=2 ", "3:0"),
+        (1, "arr.sh", "COMPLETED", "ArrayJobId=1 ArrayTaskId=3 ", "0:0"),
+        (5, "a b JobState=x", "CANCELLED", "", "0:15"),
+    )
+)
 
 
 def by_id(rows: list[JobRow]) -> dict[str, JobRow]:
@@ -160,3 +180,22 @@ def test_script_rejects_what_it_cannot_carry() -> None:
     assert JobSpec(name="a", command=["true"]).output_path() == "slurm-%j.out"
     assert expand_output_pattern("/r/slurm-%j.out", "12") == "/r/slurm-12.out"
     assert expand_output_pattern("/r/s-%A_%a.out", "12", "3") == "/r/s-12_3.out"
+
+
+def test_the_jobcomp_file_keeps_an_arrays_tasks_apart() -> None:
+    rows = by_id(parse_jobcomp(JOBCOMP, "local"))
+    assert sorted(rows) == ["1_0", "1_1", "1_2", "1_3", "5"]
+    failed = rows["1_2"]
+    assert (failed.array_job_id, failed.array_task, failed.state) == ("1", "2", JobState.FAILED)
+    assert failed.exit_code == "3:0" and failed.elapsed == "00:00:02" and failed.user == "root"
+    assert rows["5"].name == "a b JobState=x" and rows["5"].state is JobState.CANCELLED
+    array = [row for row in rows.values() if row.array_job_id == "1"]
+    assert summarize(array)[:3] == (JobState.FAILED, "", "3:0")
+
+
+def test_a_failed_task_outranks_a_cancelled_one() -> None:
+    def task(index: int, state: JobState, code: str) -> JobRow:
+        return JobRow("h", f"9_{index}", "9", str(index), "a", "u", state, exit_code=code)
+
+    tasks = [task(0, JobState.CANCELLED, "0:15"), task(1, JobState.FAILED, "2:0")]
+    assert summarize(tasks)[:3] == (JobState.FAILED, "", "2:0")

@@ -6,50 +6,15 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import pytest
-
+from tests.hpc.tool_support import call, own_script, result_of, submitted
 from tests.rigs.slurm_cluster import SlurmCluster
 from workbench.core.context import AppContext
 from workbench.core.events import JobCancelRequested, JobFinished, JobProgress, JobStarted
 from workbench.core.tools import ToolOutcome
-from workbench_plugins.hpc.config import HpcSettings
 
 HOST = "local"
-
-
-@pytest.fixture
-def hpc_app(workbench_home: Path, hpc_settings: HpcSettings) -> Iterator[AppContext]:
-    """The app with the rig as its one configured host."""
-    app = AppContext.open()
-    app.settings.plugins["hpc"] = hpc_settings.model_dump(mode="json")
-    yield app
-    app.close()
-
-
-def call(app: AppContext, tool: str, confirmed: bool = False, **args: Any) -> ToolOutcome:
-    return app.registry.call(tool, args, caller="test", confirmed=confirmed)
-
-
-def result_of(outcome: ToolOutcome) -> dict[str, Any]:
-    assert outcome.ok, outcome.error.explain() if outcome.error else outcome
-    assert outcome.result is not None
-    return outcome.result
-
-
-def own_script(app: AppContext, name: str, command: str) -> str:
-    """A batch script of the test's own, in the workspace (submit takes any script there)."""
-    path = app.store.folder / "hpc" / "scripts" / f"{name}.sbatch"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"#!/bin/bash\n#SBATCH --job-name={name}\n#SBATCH --time=00:05:00\n{command}\n")
-    return str(path)
-
-
-def submitted(app: AppContext, script: str) -> dict[str, Any]:
-    return result_of(call(app, "submit_slurm_job", confirmed=True, script_path=script))
 
 
 def test_generate_writes_the_training_script_into_the_workspace(hpc_app: AppContext) -> None:

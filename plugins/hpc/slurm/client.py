@@ -2,7 +2,8 @@
 
 Every command is an argument vector; the shell quotes it (remote.py). `states` asks squeue ONCE
 for all the ids it is given, and only for the ids squeue no longer knows falls back to scontrol
-and then `sacct -c` (the jobcomp file, where accounting storage is off).
+and then `finished`: accounting (`sacct`), else the jobcomp file (read directly where it is a
+file: `sacct -c` cannot tell an array's tasks apart), else `sacct -c`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from workbench_plugins.hpc.slurm.jobs import JobRow
 from workbench_plugins.hpc.slurm.parsers import (
     SACCT_FIELDS,
     SQUEUE_FORMAT,
+    parse_jobcomp,
     parse_sacct,
     parse_scontrol,
     parse_squeue,
@@ -116,25 +118,26 @@ class SlurmClient:
             )
 
     # -- states ---------------------------------------------------------------------------------
-    def states(self, job_ids: Iterable[str]) -> dict[str, JobRow]:
+    def states(self, job_ids: Iterable[str], timeout: float = 60.0) -> dict[str, JobRow]:
         """Rows keyed by job id ("123", or "123_2" for each array task) for the given ids.
 
-        An id squeue no longer knows is looked up with scontrol, then sacct -c; an id nobody
-        knows is simply absent. Raises SlurmUnavailable when the controller does not answer.
+        An id squeue no longer knows is looked up with scontrol, then `finished`; an id nobody
+        knows is simply absent. Raises SlurmUnavailable when the controller does not answer, and
+        SshFailure("timeout") when a command takes longer than `timeout` seconds.
         """
         wanted = sorted({_check_job_id(job_id) for job_id in job_ids})
         if not wanted:
             return {}
-        rows = self._squeue(wanted)
-        self._add_exit_codes(rows)
+        rows = self._squeue(wanted, timeout)
+        self._add_exit_codes(rows, timeout)
         missing = [job_id for job_id in wanted if not _covered(job_id, rows)]
         if missing and len(missing) <= _SCONTROL_FALLBACK_LIMIT:
             for job_id in missing:
-                for row in self._scontrol(job_id):
+                for row in self._scontrol(job_id, timeout):
                     rows.setdefault(row.job_id, row)
             missing = [job_id for job_id in missing if not _covered(job_id, rows)]
         if missing:
-            for row in self._sacct(missing):
+            for row in self.finished(missing, timeout):
                 rows.setdefault(row.job_id, row)
         return rows
 
@@ -148,42 +151,78 @@ class SlurmClient:
             raise SlurmUnavailable(result, "squeue")
         return parse_squeue(result.stdout, self.host)
 
-    def _squeue(self, job_ids: Sequence[str]) -> dict[str, JobRow]:
+    def _squeue(self, job_ids: Sequence[str], timeout: float) -> dict[str, JobRow]:
         argv = ["squeue", "-t", "all", "-h", "-j", ",".join(job_ids), "-o", SQUEUE_FORMAT]
-        result = self.shell.run(argv)
+        result = self.shell.run(argv, timeout=timeout)
         if not result.ok:
             if _INVALID_ID in result.stderr:
                 return {}  # squeue says so only when every id given is unknown
             raise SlurmUnavailable(result, "squeue")
         return {row.job_id: row for row in parse_squeue(result.stdout, self.host)}
 
-    def _add_exit_codes(self, rows: dict[str, JobRow]) -> None:
+    def _add_exit_codes(self, rows: dict[str, JobRow], timeout: float) -> None:
         """squeue has no exit code: ask scontrol for the jobs that ended other than COMPLETED."""
         ended = sorted(
             {_base(row.job_id) for row in rows.values() if row.state.finished and not row.exit_code}
         )
         for base in ended[:_SCONTROL_FALLBACK_LIMIT]:
-            for row in self._scontrol(base):
+            for row in self._scontrol(base, timeout):
                 if row.job_id in rows and row.exit_code:
                     rows[row.job_id] = row
 
-    def _scontrol(self, job_id: str) -> list[JobRow]:
-        result = self.shell.run(["scontrol", "show", "job", "-o", job_id])
+    def _scontrol(self, job_id: str, timeout: float) -> list[JobRow]:
+        result = self.shell.run(["scontrol", "show", "job", "-o", job_id], timeout=timeout)
         if not result.ok:
             if _INVALID_ID in result.stderr:
                 return []
             raise SlurmUnavailable(result, "scontrol show job")
         return parse_scontrol(result.stdout, self.host)
 
-    def _sacct(self, job_ids: Sequence[str]) -> list[JobRow]:
-        """Finished jobs from accounting, or from the jobcomp file (-c) where accounting is off."""
-        ids = ",".join(job_ids)
-        for completion in (["-c"], []):
-            argv = ["sacct", *completion, "-j", ids, "-P", "-n", "-o", SACCT_FIELDS]
-            result = self.shell.run(argv)
-            if result.ok and result.stdout.strip():
-                return parse_sacct(result.stdout, self.host)
-        return []
+    def finished(self, job_ids: Sequence[str], timeout: float = 60.0) -> list[JobRow]:
+        """Finished jobs (an array: one row per task) from accounting, else from the jobcomp
+        file, else from `sacct -c`; [] when none of them knows the ids."""
+        ids = [_check_job_id(job_id) for job_id in job_ids]
+        # accounting storage (slurmdbd) knows arrays: first, where it is on
+        accounted = self._sacct(ids, [], timeout)
+        if accounted:
+            return accounted
+        return self._jobcomp(ids, timeout) or self._sacct(ids, ["-c"], timeout)
+
+    def _sacct(self, job_ids: Sequence[str], options: list[str], timeout: float) -> list[JobRow]:
+        argv = ["sacct", *options, "-j", ",".join(job_ids), "-P", "-n", "-o", SACCT_FIELDS]
+        result = self.shell.run(argv, timeout=timeout)
+        return parse_sacct(result.stdout, self.host) if result.ok else []
+
+    def _jobcomp(self, job_ids: Sequence[str], timeout: float) -> list[JobRow]:
+        """The ids' lines of the jobcomp/filetxt file (a job's own, or an array's tasks)."""
+        where = self._jobcomp_file(timeout)
+        if not where:
+            return []
+        bases = "|".join(sorted({_base(job_id) for job_id in job_ids}))
+        pattern = f"^JobId=({bases}) |ArrayJobId=({bases}) "
+        result = self.shell.run(["grep", "-h", "-E", pattern, where], timeout=timeout)
+        if result.exit_code not in (0, 1):  # 1: no line matched; else unreadable
+            return []
+        wanted = set(job_ids)
+        return [
+            row
+            for row in parse_jobcomp(result.stdout, self.host)
+            if row.job_id in wanted or row.base_id in wanted
+        ]
+
+    def _jobcomp_file(self, timeout: float) -> str:
+        """JobCompLoc when the controller's JobCompType is jobcomp/filetxt, else ""."""
+        result = self.shell.run(["scontrol", "show", "config"], timeout=timeout)
+        if not result.ok:
+            return ""
+        config = dict(
+            (key.strip(), value.strip())
+            for key, sep, value in (line.partition("=") for line in result.stdout.splitlines())
+            if sep
+        )
+        if config.get("JobCompType") != "jobcomp/filetxt":
+            return ""
+        return config.get("JobCompLoc", "")
 
     # -- files and forms ------------------------------------------------------------------------
     def tail(self, path: str, offset: int = 0, limit: int = 256_000) -> tuple[str, int]:

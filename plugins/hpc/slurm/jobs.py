@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -141,7 +142,8 @@ class TrackedJob:
     """A job the app follows, as last seen; kept in the workspace store (runs of kind slurm_job).
 
     `unreachable` says the last poll could not reach the host or its controller: the state shown
-    is the last one seen, not a verdict. An array's `tasks` hold one row per task.
+    is the last one seen, not a verdict. `seen` is when Slurm last answered for the job (0: never
+    from here), `updated` when the app last tried. An array's `tasks` hold one row per task.
     """
 
     host: str
@@ -155,6 +157,7 @@ class TrackedJob:
     outputs_dir: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
     updated: float = 0.0
+    seen: float = 0.0
     unreachable: bool = False
     error: str = ""
     tasks: tuple[JobRow, ...] = ()
@@ -174,6 +177,14 @@ class TrackedJob:
             tuple((task.job_id, task.state, task.exit_code) for task in self.tasks),
         )
 
+    def last_seen(self, now: float | None = None) -> str:
+        """'RUNNING 42 s ago (05:40:12 UTC)': the state and how old it is, for messages."""
+        if not self.seen:
+            return f"{self.state}, as tracked, but Slurm has not answered for it from here yet"
+        age = max(0, int((time.time() if now is None else now) - self.seen))
+        at = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(self.seen))
+        return f"{self.state} as of {_duration(age)} ago ({at})"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "host": self.host,
@@ -187,6 +198,7 @@ class TrackedJob:
             "outputs_dir": self.outputs_dir,
             "meta": self.meta,
             "updated": self.updated,
+            "seen": self.seen,
             "unreachable": self.unreachable,
             "error": self.error,
             "tasks": [task.to_dict() for task in self.tasks],
@@ -206,8 +218,22 @@ class TrackedJob:
             outputs_dir=str(data.get("outputs_dir", "")),
             meta=dict(data.get("meta") or {}),
             updated=float(data.get("updated", 0.0)),
+            seen=float(data.get("seen", 0.0)),
             unreachable=bool(data.get("unreachable", False)),
             error=str(data.get("error", "")),
             tasks=tuple(JobRow.from_dict(task) for task in data.get("tasks") or []),
             run_id=run_id,
         )
+
+
+def _duration(seconds: int) -> str:
+    """42 s, 3 min 5 s, 2 h 4 min, 3 d 2 h."""
+    units = (("d", 86400), ("h", 3600), ("min", 60), ("s", 1))
+    parts = []
+    for name, size in units:
+        if seconds >= size or (name == "s" and not parts):
+            parts.append(f"{seconds // size} {name}")
+            seconds %= size
+        if len(parts) == 2:
+            break
+    return " ".join(parts)

@@ -1,4 +1,4 @@
-"""Pure parsers of squeue, scontrol and sacct output (Slurm 22.05 formats), no I/O.
+"""Pure parsers of squeue, scontrol, sacct and jobcomp-file output (Slurm 22.05 formats), no I/O.
 
 The benchmark of 1,000 tracked jobs calls these directly, so they stay plain string work.
 """
@@ -6,6 +6,7 @@ The benchmark of 1,000 tracked jobs calls these directly, so they stay plain str
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from workbench_plugins.hpc.slurm.jobs import JobRow, JobState
 
@@ -128,27 +129,13 @@ def parse_squeue(text: str, host: str) -> list[JobRow]:
     return rows
 
 
-def _scontrol_fields(line: str) -> dict[str, str]:
-    """'Key=value Key=value ...' with JobName taken whole (it may hold blanks and '=')."""
-    fields: dict[str, str] = {}
-    name_match = re.search(r"(?:^|\s)JobName=(.*?) UserId=", line)
-    if name_match:
-        fields["JobName"] = name_match.group(1)
-        line = line[: name_match.start(1)] + line[name_match.end(1) :]
-    keys = list(_SCONTROL_KEY.finditer(line))
-    for index, key in enumerate(keys):
-        end = keys[index + 1].start() if index + 1 < len(keys) else len(line)
-        fields.setdefault(key.group(1), line[key.end() : end].strip())
-    return fields
-
-
 def parse_scontrol(text: str, host: str) -> list[JobRow]:
     """Rows of `scontrol show job -o ID` (one line per job or array task)."""
     rows: list[JobRow] = []
     for line in text.splitlines():
         if not line.startswith("JobId="):
             continue
-        fields = _scontrol_fields(line)
+        fields = _fields_with_name(line, "JobName", "UserId")
         array_job = _value(fields.get("ArrayJobId", ""))
         task = _value(fields.get("ArrayTaskId", ""))
         shown = f"{array_job}_[{task}]" if task and not task.isdigit() else f"{array_job}_{task}"
@@ -199,3 +186,60 @@ def parse_sacct(text: str, host: str) -> list[JobRow]:
             )
         )
     return rows
+
+
+def parse_jobcomp(text: str, host: str) -> list[JobRow]:
+    """Rows of the jobcomp/filetxt file's lines (`JobId=5 UserId=root(0) ... ExitCode=3:0`).
+
+    Read directly because `sacct -c` knows neither the ArrayJobId/ArrayTaskId fields (an array's
+    tasks all look like unrelated jobs) nor names with blanks. A job written twice (requeued)
+    keeps its last line.
+    """
+    rows: dict[str, JobRow] = {}
+    for line in text.splitlines():
+        if not line.startswith("JobId="):
+            continue
+        fields = _fields_with_name(line, "Name", "JobState")
+        array_job = _value(fields.get("ArrayJobId", ""))
+        task = _value(fields.get("ArrayTaskId", ""))
+        job_id = f"{array_job}_{task}" if array_job and task.isdigit() else fields["JobId"]
+        rows[job_id] = JobRow(
+            host=host,
+            job_id=job_id,
+            array_job_id=array_job if task.isdigit() else "",
+            array_task=task if task.isdigit() else None,
+            name=fields.get("Name", ""),
+            user=_user(fields.get("UserId", "")),
+            state=JobState.parse(fields.get("JobState", "")),
+            elapsed=_elapsed(fields.get("StartTime", ""), fields.get("EndTime", "")),
+            time_limit=_value(fields.get("TimeLimit", "")),
+            nodes=_value(fields.get("NodeList", "")),
+            exit_code=_value(fields.get("ExitCode", "")) or None,
+        )
+    return list(rows.values())
+
+
+def _fields_with_name(line: str, name_key: str, next_key: str) -> dict[str, str]:
+    """'Key=value ...' with the user-written `name_key` taken whole up to ` next_key=` (the last
+    one: a name may hold ' JobState=' itself, the fields Slurm writes after it never do)."""
+    fields: dict[str, str] = {}
+    name_match = re.search(rf"(?:^|\s){name_key}=(.*) {next_key}=", line)
+    if name_match:
+        fields[name_key] = name_match.group(1)
+        line = line[: name_match.start(1)] + line[name_match.end(1) :]
+    keys = list(_SCONTROL_KEY.finditer(line))
+    for index, key in enumerate(keys):
+        end = keys[index + 1].start() if index + 1 < len(keys) else len(line)
+        fields.setdefault(key.group(1), line[key.end() : end].strip())
+    return fields
+
+
+def _elapsed(start: str, end: str) -> str:
+    """'HH:MM:SS' (or 'D-HH:MM:SS') between two Slurm timestamps; '' when either is unset."""
+    try:
+        seconds = int((datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds())
+    except ValueError:
+        return ""
+    days, rest = divmod(max(seconds, 0), 86400)
+    clock = f"{rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
+    return f"{days}-{clock}" if days else clock

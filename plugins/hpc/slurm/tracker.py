@@ -69,7 +69,8 @@ def _seconds(elapsed: str) -> int:
 
 def summarize(tasks: list[JobRow]) -> Summary:
     """One state for a job or an array: still going while any task is; once all ended,
-    COMPLETED only if every task did, else the first task that did not (its exit code)."""
+    COMPLETED only if every task did, else FAILED with the exit code of the first task that
+    failed, else the first task that did not complete."""
     name = tasks[0].name
     elapsed = max((task.elapsed for task in tasks), key=_seconds, default="")
     active = [task for task in tasks if not task.state.finished]
@@ -78,10 +79,12 @@ def summarize(tasks: list[JobRow]) -> Summary:
             for task in active:
                 if task.state is state:
                     return Summary(state, task.reason, None, elapsed, name)
-    bad = next((task for task in tasks if task.state is not JobState.COMPLETED), None)
-    if bad is None:
+    bad = [task for task in tasks if task.state is not JobState.COMPLETED]
+    if not bad:
         return Summary(JobState.COMPLETED, "", "0:0", elapsed, name)
-    return Summary(bad.state, bad.reason, bad.exit_code, elapsed, name)
+    # a task that FAILED outranks one cancelled or timed out: its exit code is the news
+    first = next((task for task in bad if task.state is JobState.FAILED), bad[0])
+    return Summary(first.state, first.reason, first.exit_code, elapsed, name)
 
 
 class JobTracker:
@@ -162,8 +165,9 @@ class JobTracker:
         return [job for job in jobs if not (active_only and job.finished)]
 
     # -- polling ----------------------------------------------------------------------------------
-    def poll(self, hosts: Iterable[str] | None = None) -> list[TrackedJob]:
+    def poll(self, hosts: Iterable[str] | None = None, timeout: float = 60.0) -> list[TrackedJob]:
         """Ask each host (or the given ones) once about all its active jobs; return them as now.
+        `timeout` bounds each Slurm command (a controller that is down keeps squeue retrying).
 
         Publishes SlurmJobsUpdated when there was anything to ask about.
         """
@@ -177,7 +181,7 @@ class JobTracker:
         unreachable: list[str] = []
         for host, jobs in by_host.items():
             try:
-                rows = SlurmClient(self.shells(host)).states(job.job_id for job in jobs)
+                rows = SlurmClient(self.shells(host)).states((j.job_id for j in jobs), timeout)
             except TRANSIENT_ERRORS as error:
                 log.info("polling %s failed, keeping the last states: %s", host, error)
                 unreachable.append(host)
@@ -206,7 +210,8 @@ class JobTracker:
 
     def _apply(self, job: TrackedJob, tasks: list[JobRow]) -> TrackedJob:
         key = (job.host, job.job_id)
-        if not tasks:
+        now = time.time()
+        if not tasks:  # Slurm answered, but not for this job: its state stays as last seen
             misses = self._misses.get(key, 0) + 1
             self._misses[key] = misses
             state = JobState.UNKNOWN if misses >= MISSES_BEFORE_UNKNOWN else job.state
@@ -215,7 +220,7 @@ class JobTracker:
                 state=state,
                 unreachable=False,
                 error=f"Slurm on {job.host} does not know job {job.job_id} (any more)",
-                updated=time.time(),
+                updated=now,
             )
         else:
             self._misses.pop(key, None)
@@ -230,7 +235,8 @@ class JobTracker:
                 unreachable=False,
                 error="",
                 tasks=tuple(tasks) if any(task.array_task is not None for task in tasks) else (),
-                updated=time.time(),
+                updated=now,
+                seen=now,
             )
         self._store_job(current)
         return current

@@ -38,6 +38,7 @@ POLL_S = 0.01  # how often a running command's channel is looked at
 READ_ONLY_COMMANDS = frozenset(
     {"squeue", "sinfo", "sacct", "cat", "tail", "head", "ls", "stat", "test", "pwd", "id"}
     | {"hostname", "uname", "printf", "printenv", "echo", "true", "whoami", "du", "df", "wc"}
+    | {"grep"}
 )
 T = TypeVar("T")
 

@@ -103,11 +103,18 @@ def download(sftp: paramiko.SFTPClient, remote: str, local: Path) -> Path:
     if stat.S_ISDIR(attributes.st_mode or 0):
         local.mkdir(parents=True, exist_ok=True)
         for entry in sftp.listdir_attr(remote):
+            if not _plain_name(entry.filename):  # a server's "../x" must not write outside
+                raise OSError(errno.EINVAL, f"refused the remote name {entry.filename!r}", remote)
             download(sftp, posixpath.join(remote, entry.filename), local / entry.filename)
         return local
     local.parent.mkdir(parents=True, exist_ok=True)
     sftp.get(remote, str(local))
     return local
+
+
+def _plain_name(name: str) -> bool:
+    """One path component: not empty, '.' or '..', and without a separator or NUL."""
+    return name not in ("", ".", "..") and not any(c in name for c in "/\\\0")
 
 
 def upload(sftp: paramiko.SFTPClient, local: Path, remote: str) -> None:

@@ -3,12 +3,14 @@
 generate_training_command writes the script into the workspace (hpc/scripts/) with a sidecar
 json naming where the job runs on the cluster and what it trains; submit_slurm_job uploads that
 script, runs `sbatch --parsable` and has the app's tracker follow the job (in the workspace
-store, so it is still followed after a restart). Monitoring is in monitor.py.
+store, so it is still followed after a restart). Every job runs in a remote folder of its own,
+so one job's outputs are never another's. Monitoring is in monitor.py.
 """
 
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -16,9 +18,15 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from workbench.core.tools import ToolContext, ToolFailure
+from workbench_plugins.hpc.slurm.client import rows_of
 from workbench_plugins.hpc.slurm.jobs import TrackedJob
 from workbench_plugins.hpc.slurm.script import JobSpec, render_script
-from workbench_plugins.hpc.tools.support import remote_errors, services_for
+from workbench_plugins.hpc.tools.support import (
+    REFRESH_COMMAND_TIMEOUT_S,
+    REFRESH_WAIT_S,
+    remote_errors,
+    services_for,
+)
 from workbench_plugins.hpc.training.recipes import Algorithm, TrainingRecipe, training_argv
 
 SCRIPTS_FOLDER = "hpc/scripts"
@@ -151,8 +159,13 @@ def submit_slurm_job(args: SubmitArgs, context: ToolContext) -> JobResult:
     sidecar: dict[str, Any] = json.loads(sidecar_path.read_text()) if sidecar_path.is_file() else {}
     services = services_for(context.app)
     host = services.host(args.host or sidecar.get("host"))
+    _refuse_a_shared_folder(services.tracker.tracked(), host, path, sidecar)
     with remote_errors(host):
-        remote_dir = sidecar.get("remote_dir") or f"{services.remote_root(host)}/jobs/{path.stem}"
+        # a hand-written script: a new folder per submission, never one per script name
+        remote_dir = (
+            sidecar.get("remote_dir")
+            or f"{services.remote_root(host)}/jobs/{path.stem}-{uuid.uuid4().hex[:8]}"
+        )
         job_id = services.client(host).submit(path.read_text(), remote_dir)
         meta = {
             **sidecar,
@@ -164,6 +177,26 @@ def submit_slurm_job(args: SubmitArgs, context: ToolContext) -> JobResult:
         }
         tracked = services.tracker.track(host, job_id, meta)
     return job_result(tracked, f"Submitted {meta['name']} to {host} as job {job_id}.")
+
+
+def _refuse_a_shared_folder(
+    tracked: list[TrackedJob], host: str, path: Path, sidecar: dict[str, Any]
+) -> None:
+    """A generated script names its job's folder inside it: submitted twice, two jobs would
+    write (and a download bring back) each other's outputs."""
+    folder = sidecar.get("remote_dir")
+    earlier = next(
+        (j for j in tracked if folder and j.host == host and j.meta.get("remote_dir") == folder),
+        None,
+    )
+    if earlier is not None:
+        raise ToolFailure(
+            f"{path.name} was already submitted to {host} as job {earlier.job_id} "
+            f"({earlier.state}); a second job would share its folder {folder} and mix its "
+            "outputs with the first one's.",
+            hint="Call generate_training_command again (the same arguments are fine): the new "
+            "script gets a folder of its own.",
+        )
 
 
 def job_result(job: TrackedJob, message: str, log_tail: str = "") -> JobResult:
@@ -209,8 +242,8 @@ def followed(context: ToolContext, job_id: str, host: str | None) -> TrackedJob:
     services = services_for(context.app)
     name = services.host(host)
     with remote_errors(name):
-        rows = services.client(name).states([job_id])
-        if job_id not in rows:
+        rows = services.client(name).states([job_id], REFRESH_COMMAND_TIMEOUT_S)
+        if not rows_of(rows, job_id):  # an array's id ("19") answers with its tasks' rows
             raise ToolFailure(
                 f"Job {job_id} is not known on {name}.",
                 hint="Pass the job_id submit_slurm_job returned (and its host).",
@@ -219,10 +252,15 @@ def followed(context: ToolContext, job_id: str, host: str | None) -> TrackedJob:
 
 
 def get_slurm_job_status(args: JobArgs, context: ToolContext) -> JobResult:
+    """The job's state as Slurm says it now; a state that could not be refreshed is a failure
+    naming its age and why, never an answer that looks current."""
     job = followed(context, args.job_id, args.host)
-    with remote_errors(job.host):
-        services_for(context.app).tracker.poll()
-    job = find_tracked(context, job.job_id, job.host) or job
+    if not job.finished:  # a finished job's state is final: nothing to refresh
+        asked = time.time()
+        answered = services_for(context.app).refresh(job.host)
+        job = find_tracked(context, job.job_id, job.host) or job
+        if not job.finished and job.seen < asked:
+            raise ToolFailure(_not_refreshed(job, answered), hint=_STALE_HINT)
     tail = log_tail(context, job)
     return job_result(job, f"Job {job.job_id} on {job.host} is {job.state}.", tail)
 
@@ -235,3 +273,22 @@ def cancel_slurm_job(args: JobArgs, context: ToolContext) -> JobResult:
         services.tracker.poll()
     job = find_tracked(context, job.job_id, job.host) or job
     return job_result(job, f"Asked Slurm to cancel job {job.job_id} on {job.host}: {job.state}.")
+
+
+_STALE_HINT = (
+    "Check the connection and the cluster (`workbench doctor`), then ask again; "
+    "monitor_job_until_complete keeps following the job through an outage."
+)
+
+
+def _not_refreshed(job: TrackedJob, answered: bool) -> str:
+    if not answered:
+        why = f"{job.host} did not answer within {REFRESH_WAIT_S:g} s"
+        if job.unreachable and job.error:
+            why += f" (the try before: {job.error})"
+    else:
+        why = job.error or "the poll failed (the app's log says why)"
+    return (
+        f"The state of job {job.job_id} on {job.host} could not be refreshed: {why}. "
+        f"It was {job.last_seen()}; that may no longer be true."
+    )

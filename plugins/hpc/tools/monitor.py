@@ -88,7 +88,7 @@ def _summary(job: TrackedJob, cancelled: bool) -> str:
         return f"Monitoring of job {job.job_id} was cancelled; the job is {job.state}."
     if not job.state.finished and job.unreachable:
         return (
-            f"Job {job.job_id} was last seen {job.state}, but {job.host} could not be asked "
+            f"Job {job.job_id} was {job.last_seen()}, but {job.host} could not be asked "
             f"({job.error}); call monitor_job_until_complete again once it answers."
         )
     if not job.state.finished:

@@ -1,9 +1,12 @@
 """download_job_outputs and evaluate_model: a finished job's outputs into the workspace (SFTP),
 and the trained model's EngiOpt metrics computed from them.
 
-Outputs land in hpc/outputs/<host>-<job id>/ inside the workspace (another folder only where the
-confinement rules allow it). Each download reports `outputs_sha256`, one digest over every file's
-relative path and content, so a score can be bound to the very outputs it was computed from.
+A download never deletes or overwrites anything it did not create: it makes a NEW folder,
+<destination>/<host>-<job id>-outputs (suffixed -2, -3, ... when that name is taken), and writes
+only there; the destination defaults to hpc/outputs in the workspace (another folder only where
+the confinement rules allow it). Each download reports the folder, its files and
+`outputs_sha256`, one digest over every file's relative path and content, so a score can be
+bound to the very outputs it was computed from.
 """
 
 from __future__ import annotations
@@ -30,7 +33,9 @@ DATASETS_FOLDER = "hpc-datasets"
 
 class DownloadArgs(JobArgs):
     destination: str = Field(
-        "", description="Folder for the outputs; default hpc/outputs/<host>-<job id>"
+        "",
+        description="Folder in which a new folder <host>-<job id>-outputs is made for the "
+        "outputs (nothing there is replaced); default hpc/outputs",
     )
 
 
@@ -83,14 +88,36 @@ def outputs_sha256(folder: Path) -> str:
     return digest.hexdigest()
 
 
-def _destination(context: ToolContext, job_id: str, host: str, requested: str) -> Path:
-    default = f"{OUTPUTS_FOLDER}/{host}-{job_id.replace('/', '_')}"
-    return context.file(requested or default, mode="write")
+def _destination(context: ToolContext, requested: str) -> Path:
+    """The folder the outputs' own new folder goes in, confined as any written path."""
+    return context.file(requested or OUTPUTS_FOLDER, mode="write")
 
 
 def download_files(args: DownloadArgs, context: ToolContext) -> Path:
-    host = args.host or "host"
-    return _destination(context, args.job_id, host, args.destination)
+    return _destination(context, args.destination)
+
+
+def new_folder(parent: Path, name: str) -> Path:
+    """A folder made now, so nothing in it is anyone else's: `name`, else `name-2`, ...
+    (mkdir fails on an existing name, so two downloads at once never share one)."""
+    if parent.exists() and not parent.is_dir():
+        raise ToolFailure(
+            f"The destination {parent} is a file; it was left as it is.",
+            hint="Name a folder as destination (a new folder for the outputs is made in it), "
+            "or leave destination out.",
+        )
+    parent.mkdir(parents=True, exist_ok=True)
+    for number in range(1, 1000):
+        folder = parent / (name if number == 1 else f"{name}-{number}")
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        return folder
+    raise ToolFailure(
+        f"{parent} already holds {name} and 998 numbered copies of it.",
+        hint="Remove old downloads, or name another destination.",
+    )
 
 
 def fetch_outputs(context: ToolContext, job: TrackedJob, requested: str = "") -> DownloadResult:
@@ -99,13 +126,23 @@ def fetch_outputs(context: ToolContext, job: TrackedJob, requested: str = "") ->
             f"Job {job.job_id} on {job.host} has no outputs folder on record.",
             hint="Only jobs submitted with submit_slurm_job from a generated script have one.",
         )
-    local = _destination(context, job.job_id, job.host, requested)
-    shutil.rmtree(local, ignore_errors=True)  # a fresh copy: never old files mixed in
-    local.parent.mkdir(parents=True, exist_ok=True)
-    with remote_errors(job.host):
-        services_for(context.app).shell(job.host).download(job.outputs_dir, local)
+    name = f"{job.host}-{job.job_id}-outputs".replace("/", "_")
+    local = new_folder(_destination(context, requested), name)
+    try:
+        with remote_errors(job.host):
+            services_for(context.app).shell(job.host).download(job.outputs_dir, local)
+    except BaseException as error:
+        shutil.rmtree(local, ignore_errors=True)  # made above by this call: only its own files
+        if isinstance(error, OSError):  # a missing outputs folder, a refused remote name
+            raise ToolFailure(
+                f"The outputs of job {job.job_id} could not be downloaded from {job.host}: {error}",
+                hint="Check that the job wrote its outputs folder (get_slurm_job_status shows "
+                "its log).",
+            ) from None
+        raise
     files = sorted(p.relative_to(local).as_posix() for p in local.rglob("*") if p.is_file())
     if not files:
+        shutil.rmtree(local, ignore_errors=True)  # made above by this call, and empty
         raise ToolFailure(
             f"Job {job.job_id}'s outputs folder {job.outputs_dir} on {job.host} is empty.",
             hint="Read the job's log (get_slurm_job_status) to see why it wrote nothing.",
@@ -116,7 +153,8 @@ def fetch_outputs(context: ToolContext, job: TrackedJob, requested: str = "") ->
         local_path=str(local),
         files=files,
         outputs_sha256=outputs_sha256(local),
-        message=f"Downloaded {len(files)} file(s) of job {job.job_id} into {local}.",
+        message=f"Downloaded {len(files)} file(s) of job {job.job_id} into {local}, a new "
+        "folder; nothing that was there before was changed.",
     )
 
 

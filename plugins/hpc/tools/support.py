@@ -9,6 +9,7 @@ is rebuilt when the HPC settings change (a host added in Settings is used by the
 from __future__ import annotations
 
 import contextlib
+import logging
 import sys
 import threading
 from collections.abc import Iterator
@@ -22,6 +23,13 @@ from workbench_plugins.hpc.slurm.tracker import JobTracker
 from workbench_plugins.hpc.ssh.errors import SshFailure
 from workbench_plugins.hpc.ssh.pool import SshPool
 from workbench_plugins.hpc.ssh.profiles import resolve_host
+
+log = logging.getLogger(__name__)
+
+# A status call's poll: how long the answer waits for it, and the longest one Slurm command of it
+# may run (squeue keeps retrying a controller that is down for its MessageTimeout and more).
+REFRESH_WAIT_S = 8.0
+REFRESH_COMMAND_TIMEOUT_S = 20.0
 
 NO_HOST = (
     "No HPC host is configured. Add one in Settings > HPC (name, hostname, user, key file), or "
@@ -37,6 +45,8 @@ class HpcServices:
         self.settings = settings
         self.pool = SshPool(settings)  # no confirm: an unknown host key is refused, with advice
         self.tracker = JobTracker(app.store, self.pool.shell, publish=app.bus.publish)
+        self._refreshing: dict[str, threading.Thread] = {}
+        self._refresh_lock = threading.Lock()
 
     def host(self, requested: str | None) -> str:
         """The host a call means: the one named, else the first configured."""
@@ -64,6 +74,30 @@ class HpcServices:
         """The remote python that has workbench installed ("" in the profile: the same path as
         this process's interpreter, as on a cluster sharing the file system)."""
         return self.profile(host).python or sys.executable
+
+    def refresh(self, host: str, wait_s: float = REFRESH_WAIT_S) -> bool:
+        """Poll `host`'s jobs; whether the poll ended within `wait_s` seconds.
+
+        The poll runs in a thread of its own, so an outage (a connect timeout, reconnect backoff,
+        squeue waiting for a controller that is down) costs a caller `wait_s` at most; calls
+        during one outage share the poll under way instead of stacking new ones.
+        """
+        with self._refresh_lock:
+            poll = self._refreshing.get(host)
+            if poll is None or not poll.is_alive():
+                poll = threading.Thread(
+                    target=self._poll_quietly, args=(host,), name=f"hpc-refresh-{host}", daemon=True
+                )
+                self._refreshing[host] = poll
+                poll.start()
+        poll.join(wait_s)
+        return not poll.is_alive()
+
+    def _poll_quietly(self, host: str) -> None:
+        try:
+            self.tracker.poll([host], timeout=REFRESH_COMMAND_TIMEOUT_S)
+        except Exception:  # the caller sees the job not refreshed; the cause goes to the log
+            log.exception("refreshing the jobs of %s failed", host)
 
     def close(self) -> None:
         self.pool.close()
