@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 from tests.mcp_servers.conftest import configure, stdio_server
+from workbench.bench.earned import CellResult
 from workbench.bench.executors import PlannedCell, execute_cell
 from workbench.bench.suite import BenchTask, CellContext, Suite
 from workbench.core.context import AppContext
@@ -24,9 +24,9 @@ class SpecialistsSeen(Suite):
     def tasks(self) -> list[BenchTask]:
         return [BenchTask(id="seen")]
 
-    def run(self, task: BenchTask, model: str, seed: int, cell: CellContext) -> dict[str, Any]:
+    def run(self, task: BenchTask, model: str, seed: int, cell: CellContext) -> CellResult:
         found, problems = asyncio.run(contributed_specialists(cell.app.plugins, cell.app))
-        return {"details": {"names": [s.name for s in found], "problems": problems}}
+        return CellResult({}, {"names": [s.name for s in found], "problems": problems})
 
 
 def test_a_bench_cell_gets_no_specialist_from_the_users_mcp_servers(
@@ -41,4 +41,5 @@ def test_a_bench_cell_gets_no_specialist_from_the_users_mcp_servers(
     record = execute_cell(suite, cell, context, tmp_path / "out")
 
     assert record["status"] == "ok", record.get("error")
-    assert record["details"] == {"names": [], "problems": []}
+    # the record lists the result's bindings too (none here)
+    assert record["details"] == {"names": [], "problems": [], "bindings": []}

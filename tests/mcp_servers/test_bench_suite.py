@@ -13,15 +13,22 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT
 from workbench.bench.results import CellRecord, cell_folder, read_cells
-from workbench_plugins.mcp_servers.bench.policies import policy_of, server_workspace
+from workbench_plugins.mcp_servers.bench.policies import Played, policy_of, server_workspace
 from workbench_plugins.mcp_servers.bench.report import PLOT, REPORT
-from workbench_plugins.mcp_servers.bench.scoring import RESULTS, comparable, difference, judge
+from workbench_plugins.mcp_servers.bench.scoring import (
+    RESULTS,
+    comparable,
+    difference,
+    judge,
+    scores_of,
+)
 
 POLICIES = ("reference", "offtarget:skips-server", "offtarget:tampered")
 TASK = "roundtrip/list_problems"  # the cheap one: 20 calls
@@ -107,6 +114,9 @@ def test_every_record_is_bound_to_its_sealed_file(
         digest = hashlib.sha256(sealed.read_bytes()).hexdigest()
         assert record["details"]["results"] == {"file": RESULTS, "sha256": digest}, model
         assert json.loads(sealed.read_bytes())["policy"] == model
+        # the score is gated on that binding (workbench.bench.earned): it held when recorded
+        assert record["details"]["bindings"] == [f"sealed {RESULTS}: sha256 {digest[:12]} holds"]
+        assert "unbound" not in record["details"]
 
 
 def test_editing_the_sealed_file_after_the_run_makes_it_unfaithful(
@@ -119,7 +129,8 @@ def test_editing_the_sealed_file_after_the_run_makes_it_unfaithful(
     shutil.copytree(_folder(out, records["reference"]), copy)
     document = json.loads((copy / RESULTS).read_text(encoding="utf-8"))
     originals = [answer["result"] for answer in document["answers"]]
-    arguments = (copy, "list_problems", {}, 20, originals, server_workspace(copy))
+    no_arguments: dict[str, object] = {}
+    arguments = (copy, "list_problems", no_arguments, 20, originals, server_workspace(copy))
     assert judge(*arguments).faithful  # as sealed: faithful
 
     edited = dict(originals[3], problems=originals[3]["problems"][:-1])
@@ -142,6 +153,23 @@ def test_the_report_has_a_row_per_cell_and_a_plot(
     assert [row.split(" | ")[1] for row in rows] == list(POLICIES)
     assert [row.split(" | ")[4] for row in rows] == ["1", "0", "0"]  # faithful
     assert (out / PLOT).read_bytes().startswith(b"\x89PNG")
+
+
+def test_only_answers_that_succeeded_are_timed(tmp_path: Path) -> None:
+    """An error answer's time measures no round trip: it is left out of the MCP timings (and a
+    cell with no good answer has no overhead), while the verdict says the answer failed."""
+    answers = [
+        {"ms": 2.0, "is_error": False, "result": {"a": 1}, "text": json.dumps({"a": 1})},
+        {"ms": 900.0, "is_error": True, "result": None, "text": "refused"},
+    ]
+    (tmp_path / RESULTS).write_text(json.dumps({"answers": answers}), encoding="utf-8")
+    verdict = judge(tmp_path, "list_problems", {}, 2, [{"a": 1}, {"a": 1}], tmp_path)
+    assert verdict.mcp_ms == [2.0]
+    assert not verdict.faithful and any("answer 2 is an error" in p for p in verdict.problems)
+    none_good = replace(verdict, mcp_ms=[])
+    played = Played([], [], [1.0, 1.0], 0.0, 0)
+    assert scores_of(none_good, played)["overhead_ms"] == 0.0
+    assert scores_of(none_good, played)["ratio"] == 0.0
 
 
 def test_comparison_leaves_out_only_what_differs_between_workspaces(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """rag-beams2d's gated scoring (EngiAI A.2) on hand-made tool calls, expectations computed by
-hand: weights 0.6/0.4 (one parameter), 0.4+0.4/0.2 (two), 0.3 each/0.1 (three)."""
+hand: weights 0.6/0.4 (one parameter), 0.4+0.4/0.2 (two), 0.3 each/0.1 (three). Only calls that
+succeeded count, and the search must come before the design it informs (issue 27)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from workbench_plugins.retrieval.bench.rag.policies import read_value, value_in
 from workbench_plugins.retrieval.bench.rag.prompts import BY_ID, DEFAULTS, Lookup
 from workbench_plugins.retrieval.bench.rag.scoring import (
     ToolCall,
+    bound_calls,
+    contributions,
     read_parameter,
     score,
-    scored_call,
 )
 
 SEARCH = ToolCall("search_documents", {"query": "volume fraction"})
@@ -22,11 +24,11 @@ TWO = {"volfrac": 0.58, "forcedist": 0.62}
 THREE = {"volfrac": 0.58, "forcedist": 0.62, "rmin": 3.7}
 
 
-def optimize(flat: dict[str, Any] | None = None, **config: Any) -> ToolCall:
+def optimize(flat: dict[str, Any] | None = None, ok: bool = True, **config: Any) -> ToolCall:
     args: dict[str, Any] = {"problem_type": "beams2d", **(flat or {})}
     if config:
         args["problem_config"] = config
-    return ToolCall("optimize_design", args)
+    return ToolCall("optimize_design", args, ok)
 
 
 def test_one_parameter_right_after_a_search_scores_full_marks() -> None:
@@ -86,14 +88,14 @@ def test_each_parameter_comes_from_the_first_optimize_call_that_has_it() -> None
     scores = score([SEARCH, first, later], TWO)
     assert (scores["acc_volfrac"], scores["acc_forcedist"]) == (0.0, 1.0)
     assert scores["rag_accuracy"] == pytest.approx(0.0 + 0.4 + 0.2)
-    assert scored_call([SEARCH, first, later], TWO) == 1  # the design the score is bound to
+    assert bound_calls([SEARCH, first, later], TWO) == [1, 2]  # the designs the score rests on
 
 
 def test_other_tools_arguments_are_not_read() -> None:
     simulate = ToolCall("simulate_design", {"problem_config": {"volfrac": 0.46}})
     scores = score([SEARCH, simulate], ONE)
-    assert scores["rag_accuracy"] == pytest.approx(0.4)  # searched, never optimised
-    assert scored_call([SEARCH, simulate], ONE) is None
+    assert scores["rag_accuracy"] == 0.0  # searched, never optimised: informed no design
+    assert bound_calls([SEARCH, simulate], ONE) == []
 
 
 def test_values_a_model_writes_as_text() -> None:
@@ -102,13 +104,55 @@ def test_values_a_model_writes_as_text() -> None:
     assert score([SEARCH, optimize(volfrac="0.46")], ONE)["rag_accuracy"] == 1.0
     for bad in ("about half", None, True, float("nan")):
         assert score([SEARCH, optimize(volfrac=bad)], ONE)["rag_accuracy"] == pytest.approx(0.4)
+    # a design made from a config that does not parse: searched, nothing read
     broken = ToolCall("optimize_design", {"problem_config": "{volfrac: 0.46"})
     assert score([SEARCH, broken], ONE)["rag_accuracy"] == pytest.approx(0.4)
 
 
-def test_a_refused_search_still_opens_the_gate() -> None:
+def test_a_refused_search_and_a_failed_optimisation_earn_nothing() -> None:
+    """The finding of issue 27, reproduced: this scored rag_accuracy 1.0 on main."""
+    refused = ToolCall("search_documents", {"query": [[{"refused": True}]]}, ok=False)
+    failed = optimize(volfrac=0.46, ok=False)
+    scores = score([refused, failed], ONE)
+    assert scores["rag_accuracy"] == 0.0
+    assert scores["search_called"] == 0.0 and scores["raw_acc_volfrac"] == 0.0
+    assert bound_calls([refused, failed], ONE) == []
+
+
+def test_a_refused_search_does_not_open_the_gate() -> None:
     refused = ToolCall("search_documents", {"query": ""}, ok=False)
-    assert score([refused, optimize(volfrac=0.46)], ONE)["rag_accuracy"] == 1.0
+    scores = score([refused, optimize(volfrac=0.46)], ONE)
+    assert scores["rag_accuracy"] == 0.0
+    assert scores["raw_acc_volfrac"] == 1.0  # the design is right, but no search informed it
+
+
+def test_a_failed_optimisation_is_not_read() -> None:
+    """The parameters come from the first optimisation that succeeded, not the first made."""
+    failed = optimize(volfrac=0.46, ok=False)
+    wrong = optimize(volfrac=0.30)
+    scores = score([SEARCH, failed, wrong], ONE)
+    assert scores["rag_accuracy"] == pytest.approx(0.4)  # the search weight only
+    assert read_parameter([SEARCH, failed, wrong], "volfrac").call_index == 2
+
+
+def test_a_search_after_the_design_informs_nothing() -> None:
+    """The order is checked: a search made after the optimisation earns neither the search
+    weight nor the accuracy; the right design after a search does."""
+    late = [optimize(volfrac=0.46), SEARCH]
+    assert score(late, ONE)["rag_accuracy"] == 0.0
+    two = [optimize(volfrac=0.30), SEARCH, optimize(volfrac=0.58, forcedist=0.62)]
+    scores = score(two, TWO)
+    # volfrac comes from the first design (before any search): gated out; forcedist counts
+    assert (scores["acc_volfrac"], scores["acc_forcedist"]) == (0.0, 1.0)
+    assert scores["rag_accuracy"] == pytest.approx(0.4 + 0.2)
+
+
+def test_contributions_add_up_to_the_score() -> None:
+    calls = [SEARCH, optimize(volfrac=0.58, forcedist=0.62, rmin=5.0)]
+    scores = score(calls, THREE)
+    parts = contributions(scores, list(THREE))
+    assert parts == pytest.approx({"search": 0.1, "volfrac": 0.3, "forcedist": 0.3, "rmin": 0.0})
+    assert sum(parts.values()) == pytest.approx(scores["rag_accuracy"])
 
 
 def test_scoring_takes_one_to_three_parameters() -> None:

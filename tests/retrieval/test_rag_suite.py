@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from workbench.bench import CellContext
+from workbench.bench.earned import CHEATS
 from workbench.bench.results import read_cells
 from workbench_plugins.retrieval.bench.rag import conditions, documents
 from workbench_plugins.retrieval.bench.rag.suite import NAME, RagSuite, suites
@@ -26,10 +27,11 @@ def test_the_validation_scores_every_policy_as_designed(
     out = tmp_path / "rag-validation"
     assert main(["--out", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "validation passed: 20 cells checked" in printed  # 12 reference, 2 x 4 off-target
+    # 12 reference, 2 x 12 cheating, 2 x 4 off-target
+    assert "validation passed: 44 cells checked" in printed
     assert (out / "summary.json").is_file()
     records = list(read_cells(out).values())
-    assert len(records) == 20
+    assert len(records) == 44
 
     def scores(model: str, condition: str) -> dict[str, list[float]]:
         found = [r for r in records if r["model"] == model and r["condition"] == condition]
@@ -50,13 +52,21 @@ def test_the_validation_scores_every_policy_as_designed(
     assert read["rmin"]["source"] == "documents/cantilever_test_campaign_report.pdf"
     assert read["rmin"]["page"] == 2
     # bound to the stored design: the optimize_design call's arguments and the design's hashes
-    artifact = p2["details"]["artifact"]
+    [artifact] = p2["details"]["artifacts"]
     assert artifact["arguments"]["problem_config"]["rmin"] == 3.7
-    assert artifact["bound"] is True and len(artifact["artifact_sha256"]) == 64
+    assert len(artifact["artifact_sha256"]) == 64
+    assert len(p2["details"]["bindings"]) == 2 and "unbound" not in p2["details"]
+    assert all(line.endswith("holds") for line in p2["details"]["bindings"])
     assert str(tmp_path) not in json.dumps(p2["details"])  # no absolute path in a record
+    # the cheats score 0 in every condition (the validation checks each exactly)
+    cheats = [r for r in records if r["model"] in CHEATS]
+    assert len(cheats) == 24 and {r["scores"]["rag_accuracy"] for r in cheats} == {0.0}
+    # the report (Fig 6) is written by the run and linked from index.html
+    assert 'href="rag-beams2d.html"' in (out / "index.html").read_text(encoding="utf-8")
+    assert (out / "rag-beams2d-fig6-rag.png").read_bytes().startswith(b"\x89PNG")
     # a second run resumes: every cell is done, nothing is recomputed
     assert main(["--out", str(out)]) == 0
-    assert "validation passed: 20 cells checked" in capsys.readouterr().out
+    assert "validation passed: 44 cells checked" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("condition", ["rag", "no_rag", "empty_rag"])
@@ -122,7 +132,7 @@ def test_an_agent_cell_is_scored_from_its_tool_calls(context: Any, tmp_path: Pat
         produced = suite.run(task, f"scripted:{script}", 0, CellContext(cell, folder))
     finally:
         cell.close()
-    assert produced["rag_accuracy"] == 1.0
-    tools = [call["tool"] for call in produced["details"]["calls"]]
+    assert produced.scores["rag_accuracy"] == 1.0
+    tools = [call["tool"] for call in produced.details["calls"]]
     assert tools == ["search_documents", "optimize_design"]
-    assert produced["details"]["artifact"]["bound"] is True
+    assert produced.bindings and not produced.broken()  # bound to the design the agent made

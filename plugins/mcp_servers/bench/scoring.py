@@ -57,7 +57,7 @@ class Verdict:
     faithful: bool
     problems: list[str]  # why not, in words
     sha256: str  # of the file the scores came from
-    mcp_ms: list[float]  # the answers' timings, from the file
+    mcp_ms: list[float]  # the timings of the answers that are not errors, from the file
     server_calls: int  # the tool's calls in the server's store
 
 
@@ -83,7 +83,8 @@ def judge(
     problems += store_problems
     if recorded is not None:
         problems += _store_problems(recorded, results, count)
-    mcp_ms = [float(answer["ms"]) for answer in answers]
+    # only answers that succeeded are timed: an error's time measures no round trip
+    mcp_ms = [float(a["ms"]) for a in answers if not a["is_error"] and a["result"] is not None]
     return Verdict(not problems, problems, digest, mcp_ms, len(recorded or []))
 
 
@@ -209,15 +210,16 @@ def _cut(text: str, width: int) -> str:
 
 
 def scores_of(verdict: Verdict, played: Played) -> dict[str, float]:
-    """The cell's numbers: timings are medians (ms) over its calls, the MCP ones from the file."""
+    """The cell's numbers: timings are medians (ms) over its calls, the MCP ones from the file
+    (answers that succeeded only; none: 0, and the overhead and ratio with them)."""
     mcp = statistics.median(verdict.mcp_ms) if verdict.mcp_ms else 0.0
     direct = statistics.median(played.direct_ms) if played.direct_ms else 0.0
     return {
         "faithful": float(verdict.faithful),
         "mcp_ms": round(mcp, 4),
         "direct_ms": round(direct, 4),
-        "overhead_ms": round(mcp - direct, 4),
-        "ratio": round(mcp / direct, 4) if direct > 0 else 0.0,
+        "overhead_ms": round(mcp - direct, 4) if verdict.mcp_ms else 0.0,
+        "ratio": round(mcp / direct, 4) if direct > 0 and verdict.mcp_ms else 0.0,
         "start_s": round(played.start_s, 4),
         "calls": float(len(played.direct_ms)),
     }

@@ -1,6 +1,9 @@
 """The bench suite `mcp-roundtrip`: one task per tool (`roundtrip/<tool>`), its payload the tool,
 its arguments and how many calls. A cell plays its policy (policies.py), seals the MCP answers
 in `<cell>/mcp_results.json` and is scored from that file and the server's store (scoring.py).
+The scores are bound to the sealed file (workbench.bench.earned): the file as recorded must be
+the bytes that were judged, else `faithful` is 0. The suite scores no agent's tool use (any
+model plays the reference), so it has no cheating policies of its own.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.bench import BenchTask, CellContext, Suite
+from workbench.bench.earned import Binding, CellResult
 from workbench.bench.results import CellRecord
 from workbench_plugins.mcp_servers.bench.policies import (
     CLIENT_NAME,
@@ -45,6 +49,7 @@ def task(
 
 class RoundtripSuite(Suite):
     name = SUITE
+    headline = ("faithful",)
     description = (
         "Workbench's tools through MCP (its own stdio server, on the plugin's kept session) "
         "against the same calls made directly in the cell: overhead, ratio, and whether every "
@@ -59,7 +64,7 @@ class RoundtripSuite(Suite):
             task("optimize_design", QUICK_OPTIMISATION, 3, "compute"),
         ]
 
-    def run(self, task: BenchTask, model: str, seed: int, cell: CellContext) -> dict[str, Any]:
+    def run(self, task: BenchTask, model: str, seed: int, cell: CellContext) -> CellResult:
         tool = str(task.payload["tool"])
         arguments = dict(task.payload["arguments"])
         count = int(task.payload["calls"])
@@ -85,7 +90,8 @@ class RoundtripSuite(Suite):
             "mcp_ms_each": [round(ms, 3) for ms in verdict.mcp_ms],
             "direct_ms_each": [round(ms, 3) for ms in played.direct_ms],
         }
-        return {**scores_of(verdict, played), "details": details}
+        sealed = Binding.to_file(f"sealed {RESULTS}", cell.folder / RESULTS, verdict.sha256)
+        return CellResult(scores_of(verdict, played), details, [sealed], self.headline)
 
     def report(self, folder: Path, cells: list[CellRecord]) -> Path | None:
         return write_report(folder, cells) if cells else None

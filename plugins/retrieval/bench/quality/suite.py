@@ -2,7 +2,10 @@
 
 Each cell writes the corpus into its own folder (its own workspace), indexes it there with the
 plugin's index code, runs every query in one mode and scores recall@5 and MRR. A cell records the
-sha256 of every file it indexed and of the query set, so a score always names its corpus.
+sha256 of every file it indexed and of the query set, so a score always names its corpus, and its
+scores are bound to the corpus (workbench.bench.earned): every file written must be in the index
+with the sha256 it was written with, else the headline (recall@5, MRR) is 0. A file that failed
+to index is a harness failure, never a lower score.
 
 Tasks:
 - keyword, dense, fused: the index's search modes. Dense and fused need an embedding model
@@ -20,6 +23,7 @@ from typing import Any
 
 from workbench.agents.ollama import ollama_base_url
 from workbench.bench import BenchTask, CellContext, Suite
+from workbench.bench.earned import Binding, CellResult
 from workbench.bench.results import CellRecord
 from workbench_plugins.retrieval.bench.quality import corpus
 from workbench_plugins.retrieval.bench.quality.scoring import (
@@ -103,6 +107,7 @@ def _cited(passage: RankedPassage) -> str:
 
 class RetrievalQualitySuite(Suite):
     name = "retrieval-quality"
+    headline = ("recall_at_5", "mrr")
     description = (
         "Recall@5 and MRR of document search (keyword, dense, fused) on our own engineering "
         "corpus with outdated datasheets and an errata, against an off-target policy."
@@ -121,21 +126,16 @@ class RetrievalQualitySuite(Suite):
             BenchTask(OFF_TARGET, problem=problem, style=OFF_TARGET, condition="off-target"),
         ]
 
-    def run(self, task: BenchTask, model: str, seed: int, cell: CellContext) -> dict[str, Any]:
+    def run(self, task: BenchTask, model: str, seed: int, cell: CellContext) -> CellResult:
         settings = self.settings
         embedder: Embedder | None = None
         dense_reason = ""
         if task.id in ("dense", "fused"):  # need an embedding model
             status = dense_status(settings, ollama_base_url(cell.app.settings))
             embedder, dense_reason = status.embedder, status.reason
-            if embedder is None:
-                return {
-                    "details": {
-                        "applicable": False,
-                        "mode": task.id,
-                        "reason": f"no embedding model here: {dense_reason}",
-                    }
-                }
+            if embedder is None:  # no scores rather than zeros: nothing was measured
+                reason = f"no embedding model here: {dense_reason}"
+                return CellResult({}, {"applicable": False, "mode": task.id, "reason": reason})
         written = corpus.write_corpus(cell.folder / "documents")
         policy = first_chunks if task.id == OFF_TARGET else search_policy(MODES[task.id], embedder)
         with DocumentIndex.of_workspace(cell.app.store.folder) as index:
@@ -150,9 +150,10 @@ class RetrievalQualitySuite(Suite):
                 raise RuntimeError(f"the corpus did not index: {failed}")
             measured = score_queries(index, corpus.queries(), policy)
             passages = index.chunk_count()
-        return {
-            **measured["scores"],
-            "details": {
+            bindings = corpus_bindings(written, index)
+        return CellResult(
+            measured["scores"],
+            {
                 "applicable": True,
                 "mode": task.id,
                 "embedder": dense_reason,
@@ -164,12 +165,24 @@ class RetrievalQualitySuite(Suite):
                 "queries": len(measured["per_query"]),
                 "per_query": measured["per_query"],
             },
-        }
+            bindings,
+            self.headline,
+        )
 
     def report(self, folder: Path, cells: list[CellRecord]) -> Path:
         path = folder / REPORT
         path.write_text(report_table(cells), encoding="utf-8")
         return path
+
+
+def corpus_bindings(written: corpus.WrittenCorpus, index: DocumentIndex) -> list[Binding]:
+    """Each corpus file bound to the sha256 it was written with, as the index holds it (None:
+    not in the index): the scores were measured on exactly the files they name."""
+    held = {Path(info.path).name: info.sha256 for info in index.documents()}
+    return [
+        Binding(f"corpus file {name} in the index", sha, held.get(name))
+        for name, sha in sorted(written.files.items())
+    ]
 
 
 def report_table(cells: list[CellRecord]) -> str:

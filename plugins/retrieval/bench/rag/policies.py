@@ -6,6 +6,9 @@
   agent would), so it scores 0 parameter accuracy with RAG off.
 - `offtarget:guess-defaults`: never searches; optimises with Beams2D's defaults.
 - `offtarget:distractor`: searches like the reference but takes the superseded passage's value.
+- `offtarget:fails-every-call` and `offtarget:claims-without-work` (workbench.bench.earned): the
+  reference's calls each refused by the registry, or no call and a final message stating the
+  documents' values and a design as if obtained. Both must score 0.
 - any other model spec: the agent on the prompt (the condition's specialists and tools only).
 
 Direct policies call tools through the registry by name, as the agent and the GUI do
@@ -19,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.bench import AgentBudget, tool_calls
+from workbench.bench.earned import CHEATS, CLAIMS_WITHOUT_WORK, claim_run, play_refused
 from workbench.bench.tool_calls import (
     HarnessFailure,
     RecordingToolCaller,
@@ -105,9 +109,11 @@ def read_value(
 
 
 def play_direct(model: str, task: RagPrompt, app: AppContext, seed: int) -> PolicyRun:
+    if model in CHEATS:
+        return play_cheat(model, task, app, seed)
     mistake = model.removeprefix("offtarget:") if model.startswith("offtarget:") else ""
     if mistake and mistake not in OFF_TARGET:
-        known = ", ".join(f"offtarget:{name}" for name in OFF_TARGET)
+        known = ", ".join([*(f"offtarget:{name}" for name in OFF_TARGET), *CHEATS])
         raise HarnessFailure(f"Unknown rag-beams2d policy {model!r}; known: reference, {known}.")
     call = RecordingToolCaller(app, f"bench:{model}")
     config = {parameter: DEFAULTS[parameter] for parameter in task.targets}
@@ -124,6 +130,44 @@ def play_direct(model: str, task: RagPrompt, app: AppContext, seed: int) -> Poli
     config["max_iter"] = DIRECT_MAX_ITER
     call(OPTIMIZE_TOOL, problem_type="beams2d", problem_config=config, seed=seed)
     return run
+
+
+# -- the two policies that cheat (workbench.bench.earned) ------------------------------------
+def reference_calls(
+    task: RagPrompt, app: AppContext, seed: int
+) -> list[tuple[str, dict[str, Any]]]:
+    """The reference's calls where RAG is on: its searches (where the tool is offered) and the
+    optimisation with the documents' values."""
+    made: list[tuple[str, dict[str, Any]]] = []
+    if app.registry.get(SEARCH_TOOL) is not None:
+        made += [(SEARCH_TOOL, {"query": q, "num_results": NUM_RESULTS}) for q in task.searches]
+    config = {**task.targets, "max_iter": DIRECT_MAX_ITER}
+    made.append(
+        (OPTIMIZE_TOOL, {"problem_type": "beams2d", "problem_config": config, "seed": seed})
+    )
+    return made
+
+
+def claimed_answer(task: RagPrompt, seed: int) -> str:
+    """The final message of a run that did the reference's work, with the documents' values."""
+    found = "; ".join(
+        f"{lookup.document} gives {lookup.parameter} = {task.targets[lookup.parameter]:g} "
+        f"for {lookup.subject}"
+        for lookup in task.lookups
+    )
+    return (
+        f"I searched the indexed documents: {found}. I optimised the Beams2D design with "
+        f"problem_config {task.targets} (seed {seed}); the optimised design is stored in the "
+        "workspace. Every step completed successfully."
+    )
+
+
+def play_cheat(model: str, task: RagPrompt, app: AppContext, seed: int) -> PolicyRun:
+    if model == CLAIMS_WITHOUT_WORK:
+        done = claim_run(claimed_answer(task, seed))
+    else:
+        done = play_refused(app, f"bench:{model}", reference_calls(task, app, seed))
+    return PolicyRun(**vars(done))
 
 
 def play_agent(

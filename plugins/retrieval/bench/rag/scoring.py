@@ -1,12 +1,16 @@
-"""Gated RAG scoring, as EngiAI Appendix A.2 / Table 4 and the spec's section 4.
+"""Gated RAG scoring, as EngiAI Appendix A.2 / Table 4 and the spec's section 4, under the rule
+every suite follows (workbench.bench.earned): only calls that succeeded are read.
 
-Each parameter is read from the first optimize_design call that has it (flat, or inside
-problem_config; under any of its aliases). Its accuracy is 1 within tolerance, else 0, and counts
-only when search_documents was called (the gate: no credit for values reached another way).
+Each parameter is read from the first optimize_design call that succeeded and has it (flat, or
+inside problem_config; under any of its aliases). Its accuracy is 1 within tolerance, else 0, and
+counts only when a search_documents call succeeded before that optimisation (the gate: no credit
+for values reached another way, or looked up after the design was made). The search indicator
+is 1 when a successful search came before a successful optimize_design: a refused search is no
+search, and a search that informed no design earns nothing.
 
-    one parameter:    0.6 acc + 0.4 called
-    two parameters:   0.4 acc1 + 0.4 acc2 + 0.2 called
-    three parameters: 0.3 each + 0.1 called
+    one parameter:    0.6 acc + 0.4 searched
+    two parameters:   0.4 acc1 + 0.4 acc2 + 0.2 searched
+    three parameters: 0.3 each + 0.1 searched
 """
 
 from __future__ import annotations
@@ -28,9 +32,10 @@ EPSILON = 1e-9  # a value exactly at the tolerance counts (0.63 - 0.58 is 0.0500
 
 @dataclass(frozen=True)
 class ReadParameter:
-    value: float | None  # None: no optimize_design call has it, or not a number
+    value: float | None  # None: no successful optimize_design call has it, or not a number
     call_index: int | None  # which call (index into the cell's calls) it came from
     key: str = ""  # the alias it was given under, e.g. "problem_config.volume_fraction"
+    searched_before: bool = False  # a successful search came before that call
 
 
 def _config_of(args: dict[str, Any]) -> dict[str, Any]:
@@ -63,13 +68,26 @@ def _find(args: dict[str, Any], parameter: str) -> tuple[str, Any] | None:
     return None
 
 
+def searched_before(calls: list[ToolCall], index: int) -> bool:
+    """A search_documents call succeeded before calls[index]."""
+    return any(call.ok and call.name == SEARCH_TOOL for call in calls[:index])
+
+
+def designs(calls: list[ToolCall]) -> list[int]:
+    """The indices of the optimize_design calls that succeeded: the only designs made."""
+    return [i for i, call in enumerate(calls) if call.ok and call.name == OPTIMIZE_TOOL]
+
+
+def informed_design(calls: list[ToolCall]) -> int | None:
+    """The first successful optimisation a successful search came before, or None."""
+    return next((i for i in designs(calls) if searched_before(calls, i)), None)
+
+
 def read_parameter(calls: list[ToolCall], parameter: str) -> ReadParameter:
-    for index, call in enumerate(calls):
-        if call.name != OPTIMIZE_TOOL:
-            continue
-        found = _find(call.args, parameter)
+    for index in designs(calls):
+        found = _find(calls[index].args, parameter)
         if found is not None:
-            return ReadParameter(_number(found[1]), index, found[0])
+            return ReadParameter(_number(found[1]), index, found[0], searched_before(calls, index))
     return ReadParameter(None, None)
 
 
@@ -79,33 +97,37 @@ def accurate(value: float | None, target: float, parameter: str) -> float:
     return 1.0 if abs(value - target) <= TOLERANCES[parameter] + EPSILON else 0.0
 
 
-def searched(calls: list[ToolCall]) -> bool:
-    """The gate: search_documents was called (a call the registry refused still counts as
-    calling it, as in the reference; with no tool offered there is nothing to call)."""
-    return any(call.name == SEARCH_TOOL for call in calls)
-
-
 def score(calls: list[ToolCall], targets: dict[str, float]) -> dict[str, float]:
-    """The cell's scores: rag_accuracy (the weighted score), search_called, param_accuracy (mean
-    gated accuracy), and per parameter acc_<p> (gated) and raw_acc_<p> (ungated, for analysis)."""
+    """The cell's scores: rag_accuracy (the weighted score), search_called (a successful search
+    before a successful design), param_accuracy (mean gated accuracy), and per parameter acc_<p>
+    (gated) and raw_acc_<p> (ungated, from successful calls still; for analysis)."""
     if len(targets) not in WEIGHTS:
         raise ValueError(f"rag scoring takes 1 to 3 parameters, not {len(targets)}: {targets}")
     each, gate = WEIGHTS[len(targets)]
-    called = 1.0 if searched(calls) else 0.0
+    called = 1.0 if informed_design(calls) is not None else 0.0
     scores: dict[str, float] = {"search_called": called}
     for parameter, target in targets.items():
-        raw = accurate(read_parameter(calls, parameter).value, target, parameter)
+        read = read_parameter(calls, parameter)
+        raw = accurate(read.value, target, parameter)
         scores[f"raw_acc_{parameter}"] = raw
-        scores[f"acc_{parameter}"] = raw * called
+        scores[f"acc_{parameter}"] = raw if read.searched_before else 0.0
     gated = [scores[f"acc_{parameter}"] for parameter in targets]
     scores["param_accuracy"] = sum(gated) / len(gated)
     scores["rag_accuracy"] = round(each * sum(gated) + gate * called, 10)
     return scores
 
 
-def scored_call(calls: list[ToolCall], targets: dict[str, float]) -> int | None:
-    """The optimize_design call the score is bound to: the first one a scored parameter came
-    from (the design it made is the cell's artifact)."""
-    found = [read_parameter(calls, p).call_index for p in targets]
-    indices = [index for index in found if index is not None]
-    return min(indices) if indices else None
+def contributions(scores: dict[str, float], parameters: list[str]) -> dict[str, float]:
+    """What each part adds to rag_accuracy (EngiAI Fig 6 stacks them): "search" the
+    indicator's weight, and each parameter its weighted gated accuracy."""
+    each, gate = WEIGHTS[len(parameters)]
+    parts = {"search": gate * float(scores.get("search_called", 0.0))}
+    parts.update({p: each * float(scores.get(f"acc_{p}", 0.0)) for p in parameters})
+    return parts
+
+
+def bound_calls(calls: list[ToolCall], targets: dict[str, float]) -> list[int]:
+    """The optimize_design calls the score rests on, each a design the cell must still hold:
+    those the scored parameters came from, and the one the search indicator counted."""
+    found = {read_parameter(calls, p).call_index for p in targets} | {informed_design(calls)}
+    return sorted(index for index in found if index is not None)

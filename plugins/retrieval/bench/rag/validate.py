@@ -5,9 +5,13 @@
 - reference, empty_rag: it searches, finds nothing, keeps the defaults: 0 parameter accuracy, the
   search weight only;
 - offtarget:guess-defaults (rag): 0 (no search: the gate closes; the defaults are wrong anyway);
-- offtarget:distractor (rag): the search weight only (every value is the superseded one).
-Every cell's score must be bound to the design its optimize_design call stored. Runs through the
-bench runner, so the folder also gets results and summary. Exits non-zero when a check fails.
+- offtarget:distractor (rag): the search weight only (every value is the superseded one);
+- offtarget:fails-every-call and offtarget:claims-without-work (workbench.bench.earned), in every
+  condition: rag_accuracy 0 (work never done earns nothing).
+Every cell of the reference and the off-target policies must be bound to the designs its
+optimize_design calls stored, each binding holding. Runs through the bench runner, so the
+folder also gets results, summary, index.html and the report (Fig 6). Exits non-zero when a
+check fails.
 
     python -m workbench_plugins.retrieval.bench.rag.validate [--out DIR]
 """
@@ -16,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
+from workbench.bench.earned import CHEAT_ABOUT, CHEATS
 from workbench.bench.results import read_cells
 from workbench.bench.runner import PlannedCell, run_bench
 from workbench.bench.validation import (
@@ -29,6 +35,7 @@ from workbench.bench.validation import (
 from workbench.core.context import AppContext
 from workbench_plugins.retrieval.bench.rag.policies import OFF_TARGET
 from workbench_plugins.retrieval.bench.rag.prompts import prompt
+from workbench_plugins.retrieval.bench.rag.report import REPORT_FILE
 from workbench_plugins.retrieval.bench.rag.scoring import WEIGHTS
 from workbench_plugins.retrieval.bench.rag.suite import NAME, RagSuite
 
@@ -45,14 +52,17 @@ def expected(model: str, condition: str, parameters: int) -> dict[str, float]:
         return {"rag_accuracy": 0.0, "param_accuracy": 0.0, "search_called": 0.0}
     if model == "offtarget:distractor":
         return {"rag_accuracy": gate, "param_accuracy": 0.0, "search_called": 1.0}
+    if model in CHEATS:
+        return {"rag_accuracy": 0.0, "param_accuracy": 0.0, "search_called": 0.0}
     raise ValueError(f"No designed scores for {model!r}.")
 
 
 def plan_cells(seed: int = 0) -> list[PlannedCell]:
-    """The reference on all 12 tasks; each off-target policy on the 4 rag tasks."""
+    """The reference and the two cheats on all 12 tasks; each off-target policy on the 4 rag
+    tasks."""
     cells = []
     for task in RagSuite().tasks():
-        models = ["reference"]
+        models = ["reference", *CHEATS]
         if task.condition == "rag":
             models += [f"offtarget:{name}" for name in OFF_TARGET]
         cells += [PlannedCell(NAME, task, model, seed) for model in models]
@@ -68,10 +78,21 @@ def validate(context: AppContext, out: Path, seed: int = 0) -> Validation:
         parameters = len(prompt(cell.task.style).targets)
         designed = expected(cell.model, cell.task.condition, parameters)
         compare_designed(result, cell.key, record["scores"], designed, "not as designed")
-        artifact = record["details"].get("artifact")
-        if not artifact or not artifact.get("bound"):
-            result.failures.append(f"{cell.key}: the score is not bound to a stored design")
+        if cell.model in CHEATS:
+            if record["scores"]["rag_accuracy"] != 0.0:  # exactly: not within a tolerance
+                result.failures.append(
+                    f"{cell.key}: {cell.model} ({CHEAT_ABOUT[cell.model]}) scored"
+                )
+            continue
+        result.failures += binding_failures(cell.key, record["details"])
     return result
+
+
+def binding_failures(key: str, details: dict[str, Any]) -> list[str]:
+    """A policy that optimised has its score bound to the designs, every binding holding."""
+    if not details.get("bindings"):
+        return [f"{key}: the score is not bound to a stored design"]
+    return [f"{key}: a binding broke: {line}" for line in details.get("unbound", [])]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     result = in_bench_workspace(args.out, lambda context: validate(context, args.out, args.seed))
-    return print_verdict(result, f"; results in {args.out}")
+    return print_verdict(result, f"; report {args.out}/{REPORT_FILE}")
 
 
 if __name__ == "__main__":
