@@ -25,3 +25,12 @@ class ModelicaSettings(BaseModel):
             "0 always uses a worker job"
         ),
     )
+    interactive_simulation_limit_s: float = Field(
+        300.0,
+        gt=0,
+        description=(
+            "Wall-clock limit of a simulation outside a task run (the editor, the chat, MCP, "
+            "`tool simulate`), in seconds, worker start and compilation included; task runs "
+            "have their own limits. Not applied to inline runs (inline_max_intervals)"
+        ),
+    )

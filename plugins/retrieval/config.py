@@ -26,3 +26,14 @@ class RetrievalSettings(BaseModel):
     )
     chunk_words: int = Field(220, ge=20, le=2000, description="Words per indexed passage")
     overlap_words: int = Field(40, ge=0, le=1000, description="Words shared by neighbours")
+    max_document_mb: float = Field(
+        20.0,
+        gt=0,
+        le=10_000,
+        description="Largest file add_document reads, in MB (1 MB = 1,000,000 bytes); a larger "
+        "one is refused before it is read (a 40 MB text file is about 40,000 passages)",
+    )
+
+    @property
+    def max_bytes(self) -> int:
+        return int(self.max_document_mb * 1_000_000)

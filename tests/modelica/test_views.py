@@ -87,7 +87,7 @@ def test_trajectory_view_overlays_candidates_with_invariant_marks(  # type: igno
 
 
 def test_editor_checks_and_shows_diagnostics_in_place(qtbot, context, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    broken = tmp_path / "RCCharge.mo"
+    broken = Path(context.store.folder) / "RCCharge.mo"  # outside, the editor would ask first
     broken.write_text((MODELS / "RCCharge.mo").read_text().replace("/ R;", "/ Rr;"))
     editor = EditorView(context)
     qtbot.addWidget(editor)

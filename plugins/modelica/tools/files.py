@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from workbench.core.files import open_checked
 from workbench.core.tools import SideEffect, Tool, ToolContext, ToolFailure
 from workbench_plugins.modelica.tools.common import RunArg, required_run
 
@@ -32,7 +33,8 @@ def read_file(args: ReadArgs, context: ToolContext) -> ReadResult:
     path = run.workspace.resolve(args.path)
     if not path.is_file():
         run.workspace.read(args.path)  # raises the "no such file" failure, listing the workspace
-    with path.open("rb") as handle:
+    # opened without following a link put there since the check (PathRefused says so)
+    with open_checked(path) as handle:
         data = handle.read(MAX_READ_BYTES + 1)  # never more than the cap, even if it grows
     if len(data) > MAX_READ_BYTES:
         raise ToolFailure(

@@ -1,9 +1,11 @@
 """The tools that run a backend: `check_model` and `simulate`, and where simulations are kept.
 
 Simulation runs in a worker job (`context.app.jobs`), because it is CPU work that must not
-block the GUI; with `[plugins.modelica] inline_max_intervals = N` runs of at most N intervals
-are done in the calling thread instead (tiny models, tests and benchmarks: a worker costs a
-process start, ~1 s, for a model that solves in milliseconds). Every simulation is kept as a
+block the GUI and a worker can be stopped: outside a task run at `interactive_simulation_limit_s`
+(settings), so a model that chatters with a huge stop_time ends with a message. With
+`[plugins.modelica] inline_max_intervals = N` runs of at most N intervals are done in the calling
+thread instead, unbounded (tiny models, tests and benchmarks: a worker costs a process start,
+~1 s, for a model that solves in milliseconds). Every simulation is kept as a
 store artifact; inside a task run it is also recorded with the candidate that produced it.
 """
 
@@ -36,7 +38,8 @@ from workbench_plugins.modelica.tools.model_source import (
     model_source,
 )
 
-JOB_TIMEOUT_S = 1800.0
+JOB_TIMEOUT_S = 1800.0  # a simulation inside a task run (the run's wall time bounds it too)
+LIMIT_SETTING = "interactive_simulation_limit_s in [plugins.modelica]"
 _STANDALONE: dict[str, harness.SimulationRecord] = {}  # simulations outside runs, by id
 
 
@@ -96,13 +99,19 @@ def simulate_job(
 
 
 def _execute(
-    args: SimulateArgs, context: ToolContext, source: ModelSource, settings: SimulationSettings
+    args: SimulateArgs,
+    context: ToolContext,
+    source: ModelSource,
+    settings: SimulationSettings,
+    in_run: bool,
 ) -> SimulationResult:
-    """Simulate in this thread when the run is small enough (settings), else in a worker job."""
+    """Simulate in this thread when the run is small enough (settings), else in a worker job,
+    stopped at the wall-clock limit: a task run's own, else the interactive one (settings)."""
     backend = backend_for(args, context)
     config = settings_of(context)
     if settings.intervals <= config.inline_max_intervals:
         return backend.simulate(source, settings)
+    limit = JOB_TIMEOUT_S if in_run else config.interactive_simulation_limit_s
     job = context.app.jobs.submit(
         simulate_job,
         backend.name,
@@ -112,15 +121,26 @@ def _execute(
         title=f"simulate {source.model}",
     )
     try:
-        return SimulationResult.model_validate(job.result(timeout=JOB_TIMEOUT_S))
+        return SimulationResult.model_validate(job.result(timeout=limit))
     except JobFailed as error:
         raise ToolFailure(f"The simulation worker failed: {error}") from error
     except TimeoutError as error:
-        job.cancel()
-        raise ToolFailure(
-            f"The simulation took longer than {JOB_TIMEOUT_S:g} s and was cancelled.",
+        job.cancel()  # the worker is terminated: nothing goes on computing
+        raise _over_limit(source.model, limit, in_run) from error
+
+
+def _over_limit(model: str, limit: float, in_run: bool) -> ToolFailure:
+    if in_run:
+        return ToolFailure(
+            f"The simulation of {model} took longer than {limit:g} s and was stopped.",
             "Shorten stop_time, reduce intervals or simplify the model.",
-        ) from error
+        )
+    return ToolFailure(
+        f"The simulation of {model} was stopped at the wall-clock limit of {limit:g} s for "
+        f"simulations outside a task run ({LIMIT_SETTING}); no result was kept.",
+        f"Shorten stop_time or simplify the model (a chattering event or a stiff system), or "
+        f"raise {LIMIT_SETTING} in the settings.",
+    )
 
 
 def simulate(args: SimulateArgs, context: ToolContext) -> SimulateOutput:
@@ -144,7 +164,7 @@ def simulate(args: SimulateArgs, context: ToolContext) -> SimulateOutput:
     )
     if settings.stop_time <= settings.start_time:
         raise ToolFailure("stop_time must be after start_time.")
-    result = _execute(args, context, model_source(args, context, run), settings)
+    result = _execute(args, context, model_source(args, context, run), settings, run is not None)
     artifact_id = _save(result, context, run, sim_id, candidate, args.scenario)
     sim_id = sim_id or f"a{artifact_id}"
     record = harness.SimulationRecord(

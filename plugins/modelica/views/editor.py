@@ -2,10 +2,16 @@
 
 The calls go through the tool registry (the same calls the agent makes) and never wait on the
 GUI thread: they run with `start_task`, and their diagnostics are marked in the text.
+
+The typed path follows the file rule every tool follows (workspace.files): inside the workspace
+or an allowed folder it is used at once; outside, nothing is read, written or run until the
+person approved the question that names the path (the app's approval dialog); through '..' or a
+link leading out, never. Files are opened without following a link put there since the check.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +23,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -25,6 +32,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.core.approvals import ApprovalRequest
+from workbench.core.files import Confinement, FileAccess, Mode, PathRefused
+from workbench.ui.approvals import approval_dialog
 from workbench.ui.async_loop import start_task
 from workbench_plugins.modelica.backend_base import Diagnostic
 
@@ -69,19 +79,32 @@ class EditorView(QWidget):
         layout.addWidget(splitter)
         layout.addWidget(self.status)
         self.last_result: dict[str, Any] | None = None
+        self.question: QMessageBox | None = None  # the approval asked now, if any
 
     def load(self, path: Path, model: str = "") -> None:
+        """Show `path` (chosen by the program, not typed: read as given)."""
         self.path.setText(str(path))
         self.editor.setPlainText(Path(path).read_text(encoding="utf-8"))
         self.model.setText(model or Path(path).stem)
 
     def open_file(self) -> None:
-        if self.path.text():
-            self.load(Path(self.path.text()), self.model.text())
+        access = self._checked("read")
+        if access is None:
+            return
+
+        def read() -> None:
+            with access.open("rb") as opened:
+                self.editor.setPlainText(opened.read().decode("utf-8"))
+            self.model.setText(self.model.text() or access.path.stem)
+            self.status.setText(f"Opened {access.path}")
+
+        self._with_consent("open", "open", [access] if access.outside else [], "", read)
 
     def save_file(self) -> None:
-        if self.path.text():
-            Path(self.path.text()).write_text(self.editor.toPlainText(), encoding="utf-8")
+        access = self._checked("write")
+        if access is not None:
+            outside = [access] if access.outside else []
+            self._with_consent("save", "save", outside, "", self._saver(access))
 
     def check(self) -> None:
         self._call("check_model", {})
@@ -93,14 +116,86 @@ class EditorView(QWidget):
         if not self.path.text() or not self.model.text():
             self.status.setText("Name the file and the model first.")
             return
-        self.save_file()  # the tools read the file: what is checked is what is shown
-        arguments = {"file": self.path.text(), "model": self.model.text(), **extra}
-        self.status.setText(f"{tool} running…")
-        start_task(self._run(tool, arguments), name=f"modelica {tool}")
+        access = self._checked("write")  # saved first: what is checked is what is shown
+        if access is None:
+            return
+        arguments = {"file": str(access.path), "model": self.model.text(), **extra}
+        needed = self.context.registry.confirmation_needed(tool, arguments)
+        shows = needed.message if needed is not None else ""
+        save = self._saver(access)
 
-    async def _run(self, tool: str, arguments: dict[str, Any]) -> None:
-        # the person typed this path and pressed the button: their own file, confirmed by them
-        outcome = await self.context.registry.acall(tool, arguments, caller="gui", confirmed=True)
+        def run() -> None:
+            save()
+            self.status.setText(f"{tool} running…")
+            # confirmed only when the person approved the question naming every outside path
+            confirmed = access.outside or needed is not None
+            start_task(self._run(tool, arguments, confirmed), name=f"modelica {tool}")
+
+        self._with_consent(tool, tool, [access] if access.outside else [], shows, run)
+
+    def _checked(self, mode: Mode) -> FileAccess | None:
+        """The typed path under the file rule; None (said in the status) when no yes can make
+        it usable."""
+        if not self.path.text().strip():
+            self.status.setText("Name the file first.")
+            return None
+        workspace = Path(self.context.store.folder)
+        rule = Confinement.of(workspace, self.context.settings.allowed_folders)
+        try:
+            return rule.check(self.path.text(), base=workspace, mode=mode)
+        except PathRefused as refused:
+            self.status.setText(f"{refused.message} {refused.hint}")
+            return None
+
+    def _saver(self, access: FileAccess) -> Callable[[], None]:
+        def save() -> None:
+            with access.open("wb") as opened:
+                opened.write(self.editor.toPlainText().encode("utf-8"))
+
+        return save
+
+    def _with_consent(
+        self,
+        what: str,
+        tool: str,
+        outside: list[FileAccess],
+        shows: str,
+        then: Callable[[], None],
+    ) -> None:
+        """`then()` at once when nothing lies outside and the tool asks nothing; else only after
+        the person approved the question naming the paths."""
+        lines = [
+            f"{a.mode} {a.path} (outside the workspace and the allowed folders)" for a in outside
+        ]
+        if shows:
+            lines.append(shows)
+        if not lines:
+            then()
+            return
+        request = ApprovalRequest(
+            caller="The Modelica editor",
+            tool=tool,
+            arguments={"file": self.path.text(), "model": self.model.text()},
+            message="\n".join(lines),
+        )
+        box = self.question = approval_dialog(self, request)
+        approve = box.findChild(QPushButton, "approve")
+
+        def answered(_result: int) -> None:
+            self.question = None
+            if box.clickedButton() is approve:
+                then()
+            else:
+                self.status.setText(f"Declined: did not {what}; nothing was written or run.")
+            box.deleteLater()
+
+        box.finished.connect(answered)
+        box.open()
+
+    async def _run(self, tool: str, arguments: dict[str, Any], confirmed: bool) -> None:
+        outcome = await self.context.registry.acall(
+            tool, arguments, caller="gui", confirmed=confirmed
+        )
         self.show_outcome(tool, outcome.model_dump(mode="json"))
 
     def show_outcome(self, tool: str, outcome: dict[str, Any]) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +21,7 @@ import numpy as np
 from workbench_plugins.retrieval.index.chunking import Chunk
 
 INDEX_FILE = Path(".workbench") / "documents.sqlite"
+ROWS_PER_REPORT = 500  # passages written between two progress reports (and cancel checks)
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS documents (
         id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, sha256 TEXT NOT NULL,
@@ -127,8 +128,12 @@ class DocumentIndex:
         info: DocumentInfo,
         chunks: list[Chunk],
         vectors: tuple[str, np.ndarray] | None = None,
+        on_rows: Callable[[int, int], None] | None = None,
     ) -> None:
-        """Put `info` and its passages in place of any older version, in one transaction."""
+        """Put `info` and its passages in place of any older version, in one transaction.
+
+        `on_rows(written, total)` is called every ROWS_PER_REPORT passages and once before the
+        commit; an exception from it (a cancel) rolls the whole document back."""
         with self._transaction() as db:
             db.execute("DELETE FROM documents WHERE path = ?", (info.path,))
             cursor = db.execute(
@@ -153,8 +158,12 @@ class DocumentIndex:
                     (document_id, ordinal, piece.page, piece.section, piece.text),
                 )
                 ids.append(int(row.lastrowid or 0))
+                if on_rows is not None and len(ids) % ROWS_PER_REPORT == 0:
+                    on_rows(len(ids), len(chunks))
             if vectors is not None:
                 self._put_vectors(vectors[0], ids, vectors[1])
+            if on_rows is not None:
+                on_rows(len(chunks), len(chunks))
 
     def delete(self, path: str) -> bool:
         with self._transaction() as db:

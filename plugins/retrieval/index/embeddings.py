@@ -104,6 +104,11 @@ class OfflineEmbedder:
         return self.passages([text])[0]
 
 
+def offline_loaded() -> bool:
+    """Whether this process already loaded the offline model (a first search waits for it)."""
+    return _offline_model is not None
+
+
 def offline_installed() -> bool:
     return importlib.util.find_spec(OFFLINE_PACKAGE) is not None
 

@@ -6,12 +6,15 @@ do; nothing is written before a file has loaded whole, so a failure leaves the i
 
 from __future__ import annotations
 
+import io
 import logging
+import os
 import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
+from workbench.core.files import PathRefused, open_checked
 from workbench.core.tool_errors import ToolFailure
 
 SUFFIXES = {
@@ -56,16 +59,46 @@ def kind_of(path: Path) -> str:
     return kind
 
 
-def load(path: Path) -> Loaded:
-    kind = kind_of(path)
+def read_document(path: Path, max_bytes: int | None, limit_named: str = "") -> bytes:
+    """The bytes of `path` (checked and resolved): opened without following a link put there
+    since the check, its size checked on what was opened before anything is read."""
+    kind_of(path)
     if not path.is_file():
         raise DocumentError(f"Cannot index {path}: no such file.", "Check the path.")
-    if path.stat().st_size == 0:
+    try:
+        with open_checked(path) as opened:
+            size = os.fstat(opened.fileno()).st_size
+            if max_bytes is not None and size > max_bytes:
+                raise DocumentError(
+                    f"Cannot index {path.name}: it is {size / 1e6:.1f} MB, over the limit of "
+                    f"{max_bytes / 1e6:g} MB{f' ({limit_named})' if limit_named else ''}.",
+                    "Split it into smaller files"
+                    + (f", or raise {limit_named} if it is one document." if limit_named else "."),
+                )
+            # a file growing meanwhile is read no further than the limit
+            data: bytes = opened.read(-1 if max_bytes is None else max_bytes + 1)
+            return data
+    except PathRefused as refused:
+        raise DocumentError(refused.message, refused.hint) from None
+    except OSError as error:
+        raise DocumentError(
+            f"Cannot read {path.name}: {error.strerror or error}.", "Check its permissions."
+        ) from None
+
+
+def load(path: Path, data: bytes | None = None) -> Loaded:
+    """`path`'s segments; `data`: its bytes already read (`read_document`), else read now."""
+    kind = kind_of(path)
+    if data is None:
+        if not path.is_file():
+            raise DocumentError(f"Cannot index {path}: no such file.", "Check the path.")
+        data = path.read_bytes()
+    if not data:
         raise DocumentError(f"Cannot index {path.name}: the file is empty (0 bytes).", _REPLACE)
     if kind == "pdf":
-        loaded = _load_pdf(path)
+        loaded = _load_pdf(path, data)
     else:
-        text = _read_text(path)
+        text = _read_text(path, data)
         segments = _markdown(text) if kind == "markdown" else _html(text) if kind == "html" else []
         loaded = Loaded(kind, segments or [Segment(text)], 0)
     if not any(segment.text.strip() for segment in loaded.segments):
@@ -77,12 +110,12 @@ def load(path: Path) -> Loaded:
 _REPLACE = "Replace it with the document's real content, or leave it out."
 
 
-def _load_pdf(path: Path) -> Loaded:
+def _load_pdf(path: Path, data: bytes) -> Loaded:
     from pypdf import PdfReader  # pypdf is imported only when a PDF is read
 
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # its warnings are not the user's
     try:
-        reader = PdfReader(path)
+        reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
             raise DocumentError(
                 f"Cannot index {path.name}: the PDF is encrypted with a password.",
@@ -104,8 +137,7 @@ def _load_pdf(path: Path) -> Loaded:
     return Loaded("pdf", segments, len(segments))
 
 
-def _read_text(path: Path) -> str:
-    data = path.read_bytes()
+def _read_text(path: Path, data: bytes) -> str:
     if b"\x00" in data[:_SNIFF_BYTES]:
         raise DocumentError(
             f"Cannot index {path.name}: it is a binary file, not text.",

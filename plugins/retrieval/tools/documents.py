@@ -11,8 +11,15 @@ from pydantic import BaseModel, Field
 from workbench.core.events import Event
 from workbench.core.files import PathRefused
 from workbench.core.tools import ToolContext, ToolFailure
-from workbench_plugins.retrieval.index.adding import Chunking, FolderOutcome, add_file, add_folder
+from workbench_plugins.retrieval.index.adding import (
+    Chunking,
+    FolderOutcome,
+    IndexingCancelled,
+    add_file,
+    add_folder,
+)
 from workbench_plugins.retrieval.index.database import DocumentInfo
+from workbench_plugins.retrieval.tools.indexing_job import IndexingJob
 from workbench_plugins.retrieval.tools.support import (
     dense_of,
     open_index,
@@ -79,23 +86,46 @@ def add_document(args: PathArgs, context: ToolContext) -> AddResult:
         raise ToolFailure(f"{args.path} does not exist ({path}).", "Check the path.")
     chunking = Chunking(settings.chunk_words, settings.overlap_words)
     embedder = dense_of(context, settings).embedder
-    with open_index(context) as index:
-        if path.is_file():
-            single = add_file(index, path, chunking=chunking, embedder=embedder)
-            outcome = FolderOutcome(path.parent, files=[single])
-        else:
+    limit = settings.max_bytes
+    outcome = FolderOutcome(path if path.is_dir() else path.parent)
+    try:
+        with open_index(context) as index, IndexingJob(context, f"Indexing {path.name}") as job:
+            if path.is_file():
+                single = add_file(
+                    index,
+                    path,
+                    chunking=chunking,
+                    embedder=embedder,
+                    max_bytes=limit,
+                    watch=job.watch,
+                )
+                outcome.files.append(single)
+            else:
 
-            def report(done: int, total: int, file: Path) -> None:
-                context.app.bus.publish(DocumentsIndexing(done=done, total=total, file=str(file)))
+                def report(done: int, total: int, file: Path) -> None:
+                    context.app.bus.publish(
+                        DocumentsIndexing(done=done, total=total, file=str(file))
+                    )
 
-            outcome = add_folder(
-                index,
-                path,
-                chunking=chunking,
-                embedder=embedder,
-                progress=report,
-                refuse=_leads_out(context, path),
-            )
+                outcome = add_folder(
+                    index,
+                    path,
+                    chunking=chunking,
+                    embedder=embedder,
+                    progress=report,
+                    refuse=_leads_out(context, path),
+                    max_bytes=limit,
+                    watch=job.watch,
+                )
+                if outcome.cancelled is not None:  # the job ends cancelled, not done
+                    raise IndexingCancelled(outcome.cancelled)
+    except IndexingCancelled as cancelled:
+        done = _added(context, outcome).message
+        raise ToolFailure(
+            f"add_document was cancelled while reading {source_name(context, str(cancelled.file))}"
+            f"; that file is as the index had it before. Done before the cancel: {done}",
+            "Add the same path again to go on: files already indexed are skipped.",
+        ) from None
     return _added(context, outcome)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from workbench.core.tools import ToolContext, ToolFailure
 from workbench_plugins.retrieval.index.embeddings import DenseStatus
@@ -18,11 +18,19 @@ from workbench_plugins.retrieval.tools.support import (
 
 
 class SearchArgs(BaseModel):
-    query: str = Field(..., min_length=1, description="What to look for, in plain words")
+    query: str = Field(..., description="What to look for, in plain words")
     num_results: int = Field(5, ge=1, le=20, description="How many passages to return")
     mode: Literal["auto", "keyword", "dense", "fused"] = Field(
         "auto", description="auto: fused when an embedding model is available, else keyword"
     )
+
+    @field_validator("query")
+    @classmethod
+    def _has_words(cls, query: str) -> str:
+        """A blank query matches nothing (keyword) or everything alike (dense): refused."""
+        if not query.strip():
+            raise ValueError("the query is blank: say what to look for in a few words")
+        return query
 
 
 class Passage(BaseModel):

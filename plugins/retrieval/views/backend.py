@@ -22,7 +22,9 @@ from workbench_plugins.retrieval.index.database import DocumentIndex, DocumentIn
 from workbench_plugins.retrieval.index.embeddings import (
     DenseStatus,
     Embedder,
+    OfflineEmbedder,
     dense_status,
+    offline_loaded,
 )
 from workbench_plugins.retrieval.index.loaders import DocumentError, Segment, load
 from workbench_plugins.retrieval.index.search import Hit, SearchError, search
@@ -153,7 +155,14 @@ class DocumentsBackend:
                     break
                 progress(done - 1, len(files), file)  # reading `file` now
                 try:
-                    report.done.append(add_file(index, file, chunking=chunking, embedder=embedder))
+                    added = add_file(
+                        index,
+                        file,
+                        chunking=chunking,
+                        embedder=embedder,
+                        max_bytes=settings.max_bytes,
+                    )
+                    report.done.append(added)
                 except DocumentError as error:
                     report.failed.append((file, _human(error)))
                 except OSError as error:  # unreadable: permissions, vanished meanwhile
@@ -173,6 +182,23 @@ class DocumentsBackend:
             if info is None or not index.delete(info.path):
                 raise DocumentError(f"{source} is not in the index.", "Refresh the list.")
             return info.chunks
+
+    def model_to_load(self, mode: str) -> bool:
+        """Whether a `mode` search must first load the offline model (tens of seconds, once per
+        process). Only from modes already probed: never blocks."""
+        modes = self._modes
+        return (
+            mode != "keyword"
+            and modes is not None
+            and isinstance(modes.embedder, OfflineEmbedder)
+            and not offline_loaded()
+        )
+
+    def load_model(self) -> None:
+        """Load the search model (blocking: on a worker)."""
+        embedder = self.modes().embedder
+        if embedder is not None:
+            embedder.query("load")
 
     def search(self, query: str, mode: str, limit: int = 20) -> list[Hit]:
         embedder = self.modes().embedder if mode != "keyword" else None
