@@ -75,6 +75,8 @@ class SimulationSettings(BaseModel):
     intervals: int = Field(500, ge=1, le=1_000_000)
     tolerance: float = Field(1e-6, gt=0, lt=1)
     parameters: dict[str, float] = Field(default_factory=dict)
+    # a run in the calling thread cannot be stopped from outside: the solver stops itself
+    max_wall_s: float | None = Field(None, gt=0)
 
 
 class SimulationResult(BaseModel):

@@ -31,6 +31,6 @@ class ModelicaSettings(BaseModel):
         description=(
             "Wall-clock limit of a simulation outside a task run (the editor, the chat, MCP, "
             "`tool simulate`), in seconds, worker start and compilation included; task runs "
-            "have their own limits. Not applied to inline runs (inline_max_intervals)"
+            "have their own limits; inline runs (inline_max_intervals) stop at it inside the solver"
         ),
     )

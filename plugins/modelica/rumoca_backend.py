@@ -215,7 +215,11 @@ class RumocaBackend(Backend):
 def _solve(rumoca: Any, model: Any, settings: SimulationSettings) -> Any:
     """rumoca's result of simulating `model`; raises rumoca.RumocaError."""
     span = settings.stop_time - settings.start_time
-    config = rumoca.SimConfig(rtol=settings.tolerance, atol=settings.tolerance * 1e-2)
+    config = rumoca.SimConfig(
+        rtol=settings.tolerance,
+        atol=settings.tolerance * 1e-2,
+        max_wall_seconds=settings.max_wall_s,
+    )
     try:
         return model.simulate(
             t=(settings.start_time, settings.stop_time),

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from workbench.bench.cell_result import CellResult
 from workbench.bench.results import bench_workspace, read_cells
 from workbench.bench.runner import SMOKE_AGENT_BUDGET
 from workbench.core.store import Store
@@ -186,7 +187,7 @@ def test_suites_of_one_report_group_write_one_report_over_all_their_cells(tmp_pa
             return []
 
         def run(self, task, model, seed, cell):  # pragma: no cover
-            return {}
+            return CellResult({})
 
         def report(self, folder: Path, cells: list[dict]) -> Path:
             calls.append((self.name, len(cells)))

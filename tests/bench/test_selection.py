@@ -3,11 +3,10 @@ smoke selection (reference cells plus one budgeted agent cell)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from workbench.bench import BenchTask, CellContext, Suite
+from workbench.bench.cell_result import CellResult
 from workbench.bench.runner import SMOKE_AGENT_BUDGET, BenchError, plan
 from workbench_plugins.topopt.bench.suite import WorkflowSuite
 from workbench_plugins.topopt.bench.tasks import styles
@@ -25,7 +24,7 @@ class StyleMajor(Suite):
             for example in range(3)
         ]
 
-    def run(self, task: BenchTask, model: str, seed: int, cell: CellContext) -> dict[str, Any]:
+    def run(self, task: BenchTask, model: str, seed: int, cell: CellContext) -> CellResult:
         raise AssertionError("planning only")
 
     def agent_smoke_task(self) -> BenchTask:

@@ -15,6 +15,7 @@ import pytest
 
 from tests.judging.scripts import engjudge_replies, single_pass_reply, write_script
 from workbench.bench import BenchTask, CellContext, Suite
+from workbench.bench.cell_result import CellResult
 from workbench.bench.results import read_cells
 from workbench.bench.runner import BenchError, PlannedCell, plan, run_bench
 from workbench_plugins.judging.bench.policies import reference_solution
@@ -101,8 +102,8 @@ class _UnjudgedSuite(Suite):
     def tasks(self) -> list[BenchTask]:
         return [BenchTask("t0")]
 
-    def run(self, task: BenchTask, model: str, seed: int, cell: CellContext) -> dict[str, Any]:
-        return {}
+    def run(self, task: BenchTask, model: str, seed: int, cell: CellContext) -> CellResult:
+        return CellResult({})
 
 
 def test_judge_flag_reaches_the_cells_of_judging_suites_and_their_keys() -> None:

@@ -50,3 +50,22 @@ def test_a_long_interactive_simulation_stops_at_the_limit_naming_the_setting(
     # a short simulation of the same model under the same limit still runs
     short = context.registry.call("simulate", {**arguments, "stop_time": 0.1}, caller="test")
     assert short.ok and short.result is not None and short.result["ok"], short
+
+
+def test_an_inline_simulation_stops_at_the_same_limit_inside_the_solver(context: Any) -> None:
+    """Runs small enough for the calling thread (inline_max_intervals) cannot be stopped from
+    outside: rumoca's own wall limit stops them, with the same message."""
+    context.settings.plugins["modelica"] = {
+        "backend": "rumoca",
+        "interactive_simulation_limit_s": LIMIT_S,
+        "inline_max_intervals": 1000,
+    }
+    (Path(context.store.folder) / "FastOscillator.mo").write_text(FAST_OSCILLATOR)
+    arguments = {"file": "FastOscillator.mo", "model": "FastOscillator", "stop_time": 1e7}
+    started = time.monotonic()
+    outcome = context.registry.call("simulate", arguments, caller="test")
+    elapsed = time.monotonic() - started
+    assert not outcome.ok and outcome.error is not None
+    assert "wall-clock limit of 3 s" in outcome.error.message, outcome.error.message
+    assert elapsed < LIMIT_S + 20
+    assert context.jobs.running() == []  # no worker: it ran in this thread

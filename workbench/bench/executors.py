@@ -175,9 +175,11 @@ def execute_cell(suite: Suite, cell: PlannedCell, context: AppContext, out: Path
             )
         finally:
             app.close()
-        if not isinstance(produced, CellResult):  # TRANSITION: removed once every suite is typed
-            scores = dict(produced)
-            produced = CellResult(scores, scores.pop("details", {}))
+        if not isinstance(produced, CellResult):  # a plugin's suite written before CellResult
+            raise TypeError(
+                f"suite {suite.name} returned {type(produced).__name__}; Suite.run returns a "
+                "CellResult (workbench.bench.earned): scores, details and the bindings apart"
+            )
         gated = produced.gated(suite.headline)
         record["details"] = gated.details
         record["scores"] = gated.scores

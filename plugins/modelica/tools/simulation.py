@@ -40,6 +40,7 @@ from workbench_plugins.modelica.tools.model_source import (
 
 JOB_TIMEOUT_S = 1800.0  # a simulation inside a task run (the run's wall time bounds it too)
 LIMIT_SETTING = "interactive_simulation_limit_s in [plugins.modelica]"
+_TIMED_OUT = "timeout after"  # rumoca's words when its own wall limit (max_wall_s) stopped it
 _STANDALONE: dict[str, harness.SimulationRecord] = {}  # simulations outside runs, by id
 
 
@@ -109,9 +110,12 @@ def _execute(
     stopped at the wall-clock limit: a task run's own, else the interactive one (settings)."""
     backend = backend_for(args, context)
     config = settings_of(context)
-    if settings.intervals <= config.inline_max_intervals:
-        return backend.simulate(source, settings)
     limit = JOB_TIMEOUT_S if in_run else config.interactive_simulation_limit_s
+    if settings.intervals <= config.inline_max_intervals:
+        result = backend.simulate(source, settings.model_copy(update={"max_wall_s": limit}))
+        if not result.ok and any(_TIMED_OUT in d.message for d in result.diagnostics):
+            raise _over_limit(source.model, limit, in_run)
+        return result
     job = context.app.jobs.submit(
         simulate_job,
         backend.name,
