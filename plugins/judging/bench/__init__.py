@@ -11,7 +11,6 @@ stages, a judge (`--judge`) grades each solution with EngJudge and the SinglePas
                    ablations (Tables 4, 10), the stage correlations (Figure 5), the judge's cost
   ablation.py      Table 4: S_final without DP, meta checks or missing-stage penalty, per cell
   correlation.py   Figure 5: the Pearson matrix of the raw stage scores, table and heatmap
-  report_page.py   the report's Markdown as one offline HTML page, figures embedded
   validate.py      the CI validation with the rubric (reference >= 9, wrong equation capped and
                    the cap carried downstream, no stages 0, every grade bound to its file)
 """

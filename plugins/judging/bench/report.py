@@ -31,6 +31,7 @@ from statistics import fmean
 import numpy as np
 from matplotlib.figure import Figure
 
+from workbench.bench.markdown_page import markdown_page
 from workbench.bench.report_command import rewrite_report
 from workbench.bench.results import CellRecord
 from workbench_plugins.judging.bench.ablation import ABLATIONS, ablated
@@ -40,7 +41,6 @@ from workbench_plugins.judging.bench.correlation import (
     correlation_table,
     stage_correlation,
 )
-from workbench_plugins.judging.bench.report_page import page_html
 from workbench_plugins.judging.bench.rule_judges import RULE_JUDGES
 from workbench_plugins.judging.problems.model import SUBJECTS
 from workbench_plugins.judging.scoring.stages import STAGE_NAMES, STAGES
@@ -316,7 +316,7 @@ def write_report(folder: Path, cells: list[CellRecord]) -> Path:
     text = report_text(mine)
     (folder / REPORT).write_text(text, encoding="utf-8")
     page = folder / PAGE
-    page.write_text(page_html(text, folder, "EngJudge report"), encoding="utf-8")
+    page.write_text(markdown_page(text, folder, "EngJudge report"), encoding="utf-8")
     return page
 
 

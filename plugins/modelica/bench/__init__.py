@@ -8,7 +8,6 @@ harness and in the plain loop, judged by the evaluator after the run.
   report.py        modelica-report.md / .png / .html: Table 4, pass counts per workflow and
                    difficulty per mode, failure stages, tokens and time per task
   paper_tables.py  Pufibara's Table 4a-c (the harness against the plain loop, per model)
-  report_page.py   the report's HTML page (offline, figure embedded)
   validate.py      evaluator validation through the bench runner (reference passes all, the
                    off-target and cheating policies pass none)
 """

@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
+from workbench.bench.markdown_page import markdown_page
 from workbench.bench.report_command import rewrite_report
 from workbench.bench.results import CellRecord
 from workbench_plugins.modelica.bench.paper_tables import table_4
-from workbench_plugins.modelica.bench.report_page import page
 
 SUITE = "modelica"
 REPORT = "modelica-report.md"
@@ -273,7 +273,8 @@ def write_report(folder: Path, cells: list[CellRecord]) -> Path:
     text = report_text(mine)
     (folder / REPORT).write_text(text, encoding="utf-8")
     path = folder / PAGE
-    path.write_text(page(text, folder, "Modelica Agent Workflow Benchmark"), encoding="utf-8")
+    title = "Modelica Agent Workflow Benchmark"
+    path.write_text(markdown_page(text, folder, title), encoding="utf-8")
     return path
 
 
