@@ -1,6 +1,7 @@
 """`workbench` opens the GUI; `workbench --headless <command>` never imports Qt.
 
-Headless commands: `bench` (benchmark suites), `tool` (call any registered tool with JSON), `doctor`
+Headless commands: `bench` (benchmark suites), `tool` (call any registered tool with JSON), `chat`
+(one request to the agent, events as JSON lines: cli_chat.py), `doctor`
 (check the environment), `serve` (run the plugins' services, e.g. the printer host, until stopped),
 and each plugin's own commands under its name (`workbench --headless modelica validate`): only the
 plugins' descriptors are read to know their names; a plugin's commands module is imported only
@@ -25,7 +26,7 @@ if TYPE_CHECKING:  # imported when a command runs: `workbench` alone must start 
     from workbench.core.context import AppContext
     from workbench.core.plugins import Plugin
 
-COMMANDS = ("bench", "tool", "doctor", "serve", "mcp")
+COMMANDS = ("bench", "tool", "doctor", "serve", "mcp", "chat")
 
 
 def build_parser(plugins: Iterable[Plugin] = (), chosen: str = "") -> argparse.ArgumentParser:
@@ -58,6 +59,7 @@ def build_parser(plugins: Iterable[Plugin] = (), chosen: str = "") -> argparse.A
         "going between commands) until Ctrl+C or SIGTERM",
     )
     _add_mcp_parser(commands)
+    _add_chat_parser(commands)
     _add_plugin_parsers(commands, plugins, chosen)
     return parser
 
@@ -71,6 +73,17 @@ def _add_mcp_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
         "HTTP on 127.0.0.1 with a token (--http)",
     )
     add_mcp_arguments(mcp)
+
+
+def _add_chat_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from workbench.cli_chat import add_chat_arguments
+
+    chat = commands.add_parser(
+        "chat",
+        help="one request to the desk's agent, its events as JSON lines (workbench --headless "
+        "chat --help)",
+    )
+    add_chat_arguments(chat)
 
 
 def _add_plugin_parsers(
@@ -206,6 +219,7 @@ def main(argv: list[str] | None = None) -> int:
             "doctor": run_doctor,
             "serve": run_serve,
             "mcp": run_mcp_command,
+            "chat": run_chat_command,
         }
         if args.command in plugins:  # a plugin's command: its own run function
             exit_code: int = args.plugin_run(context, args)
@@ -262,6 +276,12 @@ def run_tool_command(context: AppContext, args: argparse.Namespace) -> int:
         outcome = context.registry.call(args.name, arguments, caller="cli", confirmed=args.yes)
     print(json.dumps(outcome.model_dump(mode="json"), indent=2))
     return 0 if outcome.ok else 1
+
+
+def run_chat_command(context: AppContext, args: argparse.Namespace) -> int:
+    from workbench.cli_chat import run_chat
+
+    return run_chat(context, args)
 
 
 def run_mcp_command(context: AppContext, args: argparse.Namespace) -> int:

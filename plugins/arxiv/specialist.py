@@ -22,9 +22,21 @@ If a tool says arXiv is unreachable, say so and which host; do not retry more th
 
 TOOLS: tuple[str, ...] = ("search_arxiv", "download_arxiv_paper")
 
+# requests this specialist is the one for: the supervisor's routing prior scores
+# a request against them (workbench.agents.routing)
+EXAMPLES: tuple[str, ...] = (
+    "Find recent arXiv papers on topology optimisation with neural networks.",
+    "Download arXiv paper 2301.01234 and index it.",
+    "Search arXiv for diffusion models that generate engineering designs.",
+    "Which arXiv preprints by Sigmund discuss density filters?",
+    "Bring the EngiBench paper from arXiv into the workspace.",
+    "Look for preprints about physics-informed neural networks, category cs.LG.",
+)
+
 specialist = Specialist(
     name="arxiv",
     description="Search arXiv for papers; download a paper's PDF and index it for search.",
     prompt=PROMPT,
     tools=TOOLS,
+    examples=EXAMPLES,
 )

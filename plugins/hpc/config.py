@@ -83,7 +83,12 @@ class HpcSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
 
     hosts: list[HostProfile] = Field(
-        default_factory=list, description="Clusters, each with its own address and access"
+        default_factory=list,
+        description="Clusters, each with its own address and access",
+        json_schema_extra={
+            "editor": "workbench_plugins.hpc.views.host_form:open_host_form",
+            "edited_in": "the SLURM queue's Add a host… form",
+        },
     )
     ssh_config: str = Field(
         "~/.ssh/config", description="OpenSSH client config read for Host aliases (empty: none)"

@@ -41,10 +41,23 @@ instead of retrying. If a tool returns an error, read it, fix the named argument
 once.
 """
 
+# requests this specialist is the one for: the supervisor's routing prior scores
+# a request against them (workbench.agents.routing)
+EXAMPLES: tuple[str, ...] = (
+    "Train a cgan_cnn_2d model on beams2d for 50 epochs on the cluster.",
+    "Submit the training job script to SLURM.",
+    "What is the state of SLURM job 12345?",
+    "Cancel my running cluster job.",
+    "Download the outputs of the finished training job.",
+    "Evaluate the trained diffusion model with 100 samples and report MMD and DPP.",
+    "Follow the job until it completes.",
+)
+
 specialist = Specialist(
     name="hpc",
     description="Train models on a SLURM cluster over SSH: write and submit the job script, "
     "follow the job, download its outputs and evaluate the trained model.",
     prompt=PROMPT,
     tools=TOOLS,
+    examples=EXAMPLES,
 )

@@ -16,9 +16,20 @@ If a tool returns an error, read it, fix the named argument, and call again once
 
 TOOLS: tuple[str, ...] = ("list_problems", "get_problem", "grade_solution")
 
+# requests this specialist is the one for: the supervisor's routing prior scores
+# a request against them (workbench.agents.routing)
+EXAMPLES: tuple[str, ...] = (
+    "Give me an engineering problem on statics to solve.",
+    "Grade this solution to problem 12 stage by stage.",
+    "List the available problems in thermodynamics.",
+    "Score my worked answer to the beam deflection problem.",
+    "Show me the statement and given values of problem mech-004.",
+)
+
 specialist = Specialist(
     name="judging",
     description="Poses engineering problems and grades solutions stage by stage.",
     prompt=PROMPT,
     tools=TOOLS,
+    examples=EXAMPLES,
 )

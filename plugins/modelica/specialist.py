@@ -39,9 +39,21 @@ PROMPT = (
     + "Tools act on the running task (or 'run': its id).\n"
 )
 
+# requests this specialist is the one for: the supervisor's routing prior scores
+# a request against them (workbench.agents.routing)
+EXAMPLES: tuple[str, ...] = (
+    "Repair the Modelica model so that it compiles.",
+    "Write a Modelica model of a spring-mass-damper system.",
+    "Tune the PID gains of the Modelica model so the overshoot stays below 5%.",
+    "Simulate the model for 10 seconds and check that the tank never overflows.",
+    "Start a Modelica task from this brief.",
+    "Prove by simulation that the heat exchanger outlet stays below 80 degrees.",
+)
+
 specialist = Specialist(
     name="modelica",
     description="Repairs, writes and tunes Modelica models, proving each claim by simulation.",
     prompt=PROMPT,
     tools=TOOLS,
+    examples=EXAMPLES,
 )

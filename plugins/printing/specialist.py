@@ -41,9 +41,22 @@ TOOLS: tuple[str, ...] = (
     "cancel_print",
 )
 
+# requests this specialist is the one for: the supervisor's routing prior scores
+# a request against them (workbench.agents.routing)
+EXAMPLES: tuple[str, ...] = (
+    "Slice part.stl for the MK3S with PETG.",
+    "Print the bracket on the Prusa MINI.",
+    "What is the printer's status and nozzle temperature?",
+    "Pause the print.",
+    "Resume the print from layer 40.",
+    "Cancel the current print.",
+    "Which printers are connected?",
+)
+
 specialist = Specialist(
     name="printing",
     description="Slice STL models for Prusa printers and run, pause, resume or stop prints.",
     prompt=PROMPT,
     tools=TOOLS,
+    examples=EXAMPLES,
 )

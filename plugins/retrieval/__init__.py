@@ -6,7 +6,7 @@ tools/            search.py (search_documents), documents.py (add_document, list
                   delete_document), support.py (settings, the index, source names)
 config.py         settings ([plugins.retrieval]): read-only mode, dense search, chunk size
 doctor_checks.py  which search modes are active and why
-cli.py            headless indexing with a progress bar (`workbench --headless retrieval add`)
+commands.py       headless indexing with a progress bar (`workbench --headless retrieval add`)
 views/            the Documents view (Qt): documents, add with progress, search, a hit's page
 perf.py           indexing and query latency against pypdf's bare text extraction
 bench/            two suites: quality/ (retrieval-quality, its corpus in corpus/) and rag/
@@ -27,7 +27,7 @@ plugin = Plugin(
     specialist=specialist,
     settings=RetrievalSettings,
     checks="workbench_plugins.retrieval.doctor_checks:checks",
-    commands="workbench_plugins.retrieval.cli:commands",
+    commands="workbench_plugins.retrieval.commands:commands",
     views=(
         ViewSpec(
             name="documents",

@@ -20,9 +20,21 @@ How to work:
 If a tool returns an error, read it, fix the named argument, and call again once.
 """
 
+# requests this specialist is the one for: the supervisor's routing prior scores
+# a request against them (workbench.agents.routing)
+EXAMPLES: tuple[str, ...] = (
+    "What Young's modulus does my lab report give for the aluminium sample?",
+    "Find the yield strength in my datasheets and cite the page.",
+    "Index the documents in the papers folder.",
+    "Which documents are indexed?",
+    "What does the downloaded paper say about the filter radius?",
+    "Remove the old datasheet from the index.",
+)
+
 specialist = Specialist(
     name="retrieval",
     description="Search the engineer's own documents and cite source and page.",
     prompt=PROMPT,
     tools=("search_documents", "add_document", "list_documents", "delete_document"),
+    examples=EXAMPLES,
 )

@@ -26,10 +26,23 @@ How to work:
 
 TOOLS: tuple[str, ...] = ("execute_cli_command", "list_allowed_commands")
 
+# requests this specialist is the one for: the supervisor's routing prior scores
+# a request against them (workbench.agents.routing)
+EXAMPLES: tuple[str, ...] = (
+    "List the files in the outputs folder.",
+    "Show the git log of the last five commits.",
+    "Count the lines in results.csv.",
+    "Find every .npy file in the workspace.",
+    "Grep the logs for the word error.",
+    "Compute the sha256 checksum of design.npy.",
+    "Which command-line programs am I allowed to run?",
+)
+
 specialist = Specialist(
     name="shell",
     description="Run allowlisted command-line programs (ls, grep, find, git log, ...) in the "
     "workspace, each after the engineer confirms it.",
     prompt=PROMPT,
     tools=TOOLS,
+    examples=EXAMPLES,
 )

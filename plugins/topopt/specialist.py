@@ -39,10 +39,22 @@ TOOLS: tuple[str, ...] = (
     "ask_human_for_clarification",
 )
 
+# requests this specialist is the one for: the supervisor's routing prior scores
+# a request against them (workbench.agents.routing)
+EXAMPLES: tuple[str, ...] = (
+    "Run topology optimisation for beams2d with rmin 2 and seed 3.",
+    "Design a photonic demultiplexer for wavelengths 1.3 and 1.55 micrometres.",
+    "Render the last design.",
+    "Simulate the initial design and report its compliance.",
+    "Convert the optimised design to a watertight STL, 1 mm per pixel, 5 mm thick.",
+    "Minimise the compliance of a cantilever with 30% material.",
+)
+
 specialist = Specialist(
     name="topopt",
     description="Topology optimisation of 2D beams and photonic demultiplexers; renders and "
     "watertight STL export.",
     prompt=PROMPT,
     tools=TOOLS,
+    examples=EXAMPLES,
 )

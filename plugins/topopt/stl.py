@@ -25,7 +25,6 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-from scipy import ndimage
 
 BRIDGE_HALF_WIDTH = 0.02  # pixels; small enough to leave the volume within 0.2 %
 EIGHT_CONNECTED = np.ones((3, 3), dtype=int)
@@ -87,6 +86,8 @@ def material_mask(design: npt.NDArray, settings: StlSettings) -> npt.NDArray[np.
 
 
 def count_components(mask: npt.NDArray[np.bool_]) -> int:
+    from scipy import ndimage  # here: the tools register at start without scipy (0.2 s)
+
     return int(ndimage.label(mask, structure=EIGHT_CONNECTED)[1])
 
 

@@ -20,9 +20,20 @@ do not retry more than once.
 
 TOOLS: tuple[str, ...] = ("web_search",)
 
+# requests this specialist is the one for: the supervisor's routing prior scores
+# a request against them (workbench.agents.routing)
+EXAMPLES: tuple[str, ...] = (
+    "Search the web for the melting point of PLA.",
+    "Look up the current price of a Prusa MK4 online.",
+    "Find the manufacturer's page for the 6061-T6 aluminium datasheet.",
+    "What is the latest news about the ISO 286 tolerance standard?",
+    "Search online for the thermal conductivity of copper and give the URL.",
+)
+
 specialist = Specialist(
     name="websearch",
     description="Search the web (Tavily) and cite the URL of every fact.",
     prompt=PROMPT,
     tools=TOOLS,
+    examples=EXAMPLES,
 )

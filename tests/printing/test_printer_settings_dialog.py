@@ -28,7 +28,9 @@ from tests.support.artifacts import artifact_folder
 from tests.support.memory_keyring import MemoryKeyring
 from tests.ui.conftest import gui_loop  # noqa: F401  (a qasync loop for start_task)
 from workbench.core.context import AppContext
+from workbench.core.secrets import forget_session_secret, get_secret, has_session_secret
 from workbench.ui.async_loop import running_tasks
+from workbench.ui.settings_form import ERROR_STYLE
 from workbench_plugins.printing import doctor_checks
 from workbench_plugins.printing.config import PrinterProfile, PrintingSettings
 from workbench_plugins.printing.usb.serial_port import open_exclusive
@@ -179,8 +181,11 @@ def test_without_a_keyring_the_dialog_says_so_and_saves_the_rest(
     keyring.set_keyring(fail.Keyring())  # keyring's own "no backend"
     dialog = opened()
     assert dialog.keyring.isVisible()
-    assert "No usable keyring" in dialog.keyring.text()
-    assert "pip install keyrings.alt" in dialog.keyring.text()
+    assert "No system keyring" in dialog.keyring.text()
+    assert "pip install keyrings.alt" in dialog.keyring.toolTip()  # the advice, not a wall
+    assert dialog.keyring.styleSheet() != ERROR_STYLE  # a fact of the box, not an error
+    assert "Saved to" not in " ".join(label.text() for label in dialog.findChildren(QLabel))
+    dialog.session_keys.setChecked(False)  # declined: the key cannot be stored
     add_prusalink(dialog, "http://192.168.1.20")
     dialog.editor.secret.setText("typed-key")
     press_save(qtbot, dialog)
@@ -193,6 +198,25 @@ def test_without_a_keyring_the_dialog_says_so_and_saves_the_rest(
     assert "keyrings.alt" in message
     assert dialog.editor.secret.text() == "typed-key"  # still typed, not lost
     assert "typed-key" not in context.paths.settings_file.read_text(encoding="utf-8")
+
+
+def test_without_a_keyring_a_key_is_kept_for_this_session_only(
+    qtbot: QtBot, opened: Any, context: AppContext
+) -> None:
+    keyring.set_keyring(fail.Keyring())
+    dialog = opened()
+    assert dialog.session_keys.isVisible() and dialog.session_keys.isChecked()
+    add_prusalink(dialog, "http://192.168.1.20")
+    dialog.editor.secret.setText("typed-key")
+    assert dialog.grab().save(str(artifact_folder("printing") / "printers-no-keyring.png"))
+    entry = "prusalink:http://192.168.1.20:api_key"
+    try:
+        with qtbot.waitSignal(dialog.accepted, timeout=5000):
+            press_save(qtbot, dialog)
+        assert has_session_secret(entry) and get_secret(entry) == "typed-key"
+        assert "typed-key" not in context.paths.settings_file.read_text(encoding="utf-8")
+    finally:
+        forget_session_secret(entry)
 
 
 def test_bare_addresses_from_settings_are_listed_and_kept_where_they_are(

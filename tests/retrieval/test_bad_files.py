@@ -143,7 +143,7 @@ def test_headless_folder_import_shows_progress_and_failures(tmp_path: Path) -> N
 
     from rich.console import Console
 
-    from workbench_plugins.retrieval.cli import index_paths
+    from workbench_plugins.retrieval.commands import index_paths
 
     folder = tmp_path / "docs"
     folder.mkdir()

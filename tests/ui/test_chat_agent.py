@@ -432,7 +432,11 @@ def test_model_picker_lists_the_ollama_models_with_fake_ollama_server(
 
             actions["model:ollama:llama3.2:1b"].trigger()
 
-            assert panel.runtime is not None and panel.runtime.model_spec == "ollama:llama3.2:1b"
+            # every runtime is built off the GUI thread: the pick takes effect a moment later
+            picked = "ollama:llama3.2:1b"
+            qtbot.waitUntil(
+                lambda: panel.runtime is not None and panel.runtime.model_spec == picked
+            )
             assert picker.text() == "Model: ollama:llama3.2:1b ▾"
             qtbot.waitUntil(lambda: running_tasks() == 0)
             saved = context.paths.settings_file.read_text(encoding="utf-8")

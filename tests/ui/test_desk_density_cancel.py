@@ -13,7 +13,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QLineEdit, QPushButton
+from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
 from tests.agents.conftest import call, calls, handoff, say, write_script
@@ -22,6 +22,7 @@ from workbench.core.context import AppContext
 from workbench.core.events import JobCancelRequested
 from workbench.ui.async_loop import running_tasks
 from workbench.ui.chat.cards import ErrorCard, ToolCard
+from workbench.ui.chat.input_line import ChatInput
 from workbench.ui.main_window import MainWindow
 from workbench_plugins.topopt.views.density_view import DensityView
 
@@ -51,7 +52,7 @@ def test_cancel_in_the_density_view_stops_the_agents_run_with_scripted_model(
     assert isinstance(view, DensityView)
     cancel = view.findChild(QPushButton, "topopt-cancel")
     panel = window.chat_dock.panel
-    chat_input = window.findChild(QLineEdit, "chat-input")
+    chat_input = window.findChild(ChatInput, "chat-input")
     assert cancel is not None and chat_input is not None
     chat_input.setText("Optimise a beam and export it.")
     qtbot.keyClick(chat_input, Qt.Key.Key_Return)

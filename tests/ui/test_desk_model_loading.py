@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QLineEdit
+from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from tests.agents.conftest import say
@@ -22,6 +22,7 @@ from workbench.agents import AgentRuntime, ScriptedChatModel
 from workbench.core.context import AppContext
 from workbench.ui.async_loop import running_tasks
 from workbench.ui.chat import model_choice
+from workbench.ui.chat.input_line import ChatInput
 from workbench.ui.main_window import MainWindow
 
 SPEC = "llamacpp:embedded"
@@ -30,7 +31,7 @@ TIMEOUT_MS = 20_000
 
 
 class FakeSlowLoader:
-    """Replaces AgentRuntime(context, spec) in the chat's model choice: waits until `release()`,
+    """Replaces make_runtime(context, spec) in the chat's model choice: waits until `release()`,
     then returns a runtime on a scripted model named `spec`."""
 
     def __init__(self) -> None:
@@ -55,7 +56,7 @@ class FakeSlowLoader:
 @pytest.fixture
 def slow_loader(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeSlowLoader]:
     loader = FakeSlowLoader()
-    monkeypatch.setattr(model_choice, "AgentRuntime", loader)
+    monkeypatch.setattr(model_choice, "make_runtime", loader)
     yield loader
     loader.release()  # never leave a worker thread waiting
 
@@ -82,7 +83,7 @@ def test_a_llamacpp_model_in_the_settings_loads_off_the_gui_thread_at_start(
     assert status is not None and status.text() == "— loading model…"
     assert panel.model_picker.text() == f"Model: {SPEC} ▾"
     assert f"Loading {SPEC}" in panel.transcript_text()
-    chat_input = window.findChild(QLineEdit, "chat-input")
+    chat_input = window.findChild(ChatInput, "chat-input")
     assert chat_input is not None
     chat_input.setText("Hello?")
     qtbot.keyClick(chat_input, Qt.Key.Key_Return)  # handled at once: the GUI is not blocked

@@ -42,6 +42,7 @@ from workbench.agents.defaults import embedded_available
 from workbench.core.context import AppContext
 from workbench.ui.async_loop import running_tasks
 from workbench.ui.chat.cards import ToolCard
+from workbench.ui.chat.input_line import ChatInput
 from workbench.ui.chat.panel import ChatPanel
 from workbench.ui.main_window import MainWindow
 from workbench_plugins.topopt.views.density_view import DensityView
@@ -112,7 +113,7 @@ class Walkthrough:
         return path
 
     def send(self, text: str) -> Any:
-        chat_input = self.find(QLineEdit, "chat-input")
+        chat_input = self.find(ChatInput, "chat-input")
         with self.qtbot.waitSignal(self.panel.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
             chat_input.setText(text)
             self.qtbot.keyClick(chat_input, Qt.Key.Key_Return)
@@ -132,6 +133,8 @@ class Walkthrough:
         self.qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
         self.qtbot.waitUntil(lambda: view in self.window.plugin_docks, timeout=10_000)
         dock: QDockWidget = self.find(QDockWidget, view)
+        # views are built when first shown, their modules imported off the GUI thread
+        self.qtbot.waitUntil(lambda: getattr(dock, "view", None) is not None, timeout=60_000)
         self.qtbot.waitUntil(lambda: in_front(dock), timeout=10_000)
         return dock
 
@@ -286,7 +289,7 @@ def cancel_a_long_run(desk: Walkthrough, optimise_card: ToolCard) -> None:
     qtbot, panel, window = desk.qtbot, desk.panel, desk.window
     context, jobs = panel.context, window.jobs_widget
     view = density_view(desk.open_from_card(optimise_card, "topopt.density"))
-    chat_input = desk.find(QLineEdit, "chat-input")
+    chat_input = desk.find(ChatInput, "chat-input")
     chat_input.setText("Optimise a finer beam and export it.")
     qtbot.keyClick(chat_input, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: bool(jobs.rows) or not panel.busy, timeout=RUN_TIMEOUT_MS)

@@ -129,7 +129,9 @@ def test_server_up_the_picker_lists_models_with_sizes_and_statuses_with_fake_oll
         picker.menu_.hide()
 
         menu_entries(picker)[f"model:{local}"].trigger()  # an OpenAI-compatible server
-        assert panel.runtime is not None and panel.runtime.model_spec == local
+        # built off the GUI thread: the pick takes effect a moment later
+        picked = lambda: panel.runtime is not None and panel.runtime.model_spec == local  # noqa: E731
+        qtbot.waitUntil(picked, timeout=LOAD_TIMEOUT_MS)
         assert checked(qtbot, picker).status_line == f"{local} — ready"
         qtbot.waitUntil(lambda: running_tasks() == 0, timeout=TIMEOUT_MS)
         assert recent_models(config)[0] == local  # listed first next time

@@ -30,13 +30,14 @@ def test_window_has_chat_ledger_and_jobs(open_window: WindowFactory) -> None:
 
 
 def test_views_menu_docks_a_plugin_view(
-    sample_plugins: Path, open_window: WindowFactory, context: AppContext
+    sample_plugins: Path, open_window: WindowFactory, context: AppContext, qtbot: QtBot
 ) -> None:
     window = open_window()
     action = window.view_actions["sample.counter"]
     assert action in window.views_menu.actions()
     action.trigger()
     dock = window.plugin_docks["sample.counter"]
+    qtbot.waitUntil(lambda: dock.view is not None)  # built when shown, imported off-thread
     assert dock.objectName() == "sample.counter"
     assert dock.parent() is window.view_area
     assert window.view_area.dockWidgetArea(dock) != Qt.DockWidgetArea.NoDockWidgetArea

@@ -23,7 +23,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
-from workbench.ui.startup.interactive import _FirstPaint, report_when_interactive
+from workbench.ui.startup.interactive import FirstPaint, report_when_interactive
 from workbench.ui.startup.page_cache import PAGE_SIZE, cached_pages, evict, supported
 from workbench.ui.startup.variables import LAUNCH_VARIABLE, REPORT_VARIABLE
 
@@ -97,7 +97,7 @@ def test_without_the_variable_the_hook_installs_nothing(
     window = QLabel("no report wanted")
     qtbot.addWidget(window)
     assert report_when_interactive(qapp, window) is False
-    assert not [child for child in window.findChildren(QObject) if isinstance(child, _FirstPaint)]
+    assert not [child for child in window.findChildren(QObject) if isinstance(child, FirstPaint)]
 
 
 def test_the_benchmark_gives_warm_and_cold_rows_with_the_ratio_to_the_bare_window(

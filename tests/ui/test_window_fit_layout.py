@@ -14,7 +14,13 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from workbench.core.context import AppContext
-from workbench.ui.dock_fitting import SEPARATOR_ROOM, WidthLimits, dock_widths
+from workbench.ui.dock_fitting import (
+    CANVAS_MIN_SHARE,
+    CHAT_MIN_WIDTH,
+    SEPARATOR_ROOM,
+    WidthLimits,
+    dock_widths,
+)
 from workbench.ui.main_window import MainWindow
 
 WindowFactory = Callable[..., MainWindow]
@@ -102,25 +108,33 @@ def test_docks_follow_the_window_and_the_ledger_grows_to_its_columns(
     qtbot.waitUntil(lambda: window.ledger_dock.width() > empty_width)
     settle(qtbot)
     assert view.status_table.horizontalScrollBar().maximum() == 0  # every column in sight
-    assert window.view_area.width() >= window.width() // 2  # the canvas keeps half or more
+    assert window.view_area.width() >= window.width() * CANVAS_MIN_SHARE  # the canvas keeps some
 
-    window.resize(QSize(1000, 700))  # shrinking takes from the docks too, not only the canvas
+    window.resize(QSize(1024, 700))  # shrinking takes from the ledger first, not the chat
     settle(qtbot)
-    assert window.view_area.width() >= 1000 // 2 - 20
+    assert window.chat_dock.width() >= CHAT_MIN_WIDTH
     assert window.ledger_dock.width() < empty_width
 
 
-def test_dock_widths_leave_the_canvas_the_largest_share() -> None:
+def test_the_chat_is_a_readable_column_at_every_width() -> None:
+    """Issue 29: about 35-40% of a 1920 px window, never under 380 px from 1024 px up; the
+    ledger gives way first, the canvas keeps its share."""
     limits = WidthLimits(
-        chat_minimum=256, ledger_minimum=204, ledger_wanted=512, canvas_minimum=497
+        chat_minimum=256, ledger_minimum=204, ledger_wanted=512, canvas_minimum=241
     )
-    for window_width in (1240, 1600, 1920):
+    for window_width in (1024, 1240, 1600, 1920, 2560):
         widths = dock_widths(window_width, limits)
         canvas = window_width - widths.chat - widths.ledger - SEPARATOR_ROOM
-        assert canvas >= window_width // 2 > max(widths.chat, widths.ledger), widths
-    small = dock_widths(1024, limits)  # the docks give way down to their minimums
-    assert small.chat >= 256 and small.ledger >= 204
-    assert 1024 - small.chat - small.ledger - SEPARATOR_ROOM >= 497
+        assert widths.chat >= CHAT_MIN_WIDTH, (window_width, widths)
+        assert canvas >= window_width * CANVAS_MIN_SHARE - 1, (window_width, widths)
+        assert widths.ledger >= limits.ledger_minimum
+    large = dock_widths(1920, limits)
+    assert 0.35 * 1920 <= large.chat <= 0.40 * 1920, large
+    small = dock_widths(1024, limits)
+    assert small.ledger < large.ledger  # the ledger gave way, the chat did not
+    # a view whose minimum leaves no room: the docks give way, never below what Qt needs
+    tight = dock_widths(1024, WidthLimits(256, 204, 512, canvas_minimum=560))
+    assert tight.ledger == 204 and tight.chat >= 256
 
 
 def test_reset_layout_hands_the_widths_back_to_the_window(

@@ -32,10 +32,15 @@ class Token(AgentEvent):
 
 
 class Routed(AgentEvent):
-    """The supervisor handed the request to a specialist with a task instruction."""
+    """The supervisor handed the request to a specialist with a task instruction; `how` says
+    who decided (workbench.agents.routing.decision): "confirmed", "overridden", "kept", "alone"
+    or "model", `proposed` is the specialist the model named and `prior` the prior's scores."""
 
     specialist: str
     task: str
+    how: str = "model"
+    proposed: str = ""
+    prior: dict[str, float] = Field(default_factory=dict)
 
 
 class ToolStarted(AgentEvent):

@@ -1,34 +1,46 @@
 """`llamacpp:<path-to-gguf>`: an in-process model through llama-cpp-python (the `embedded` extra).
 
-llama_cpp is imported only when this backend is chosen. Tool calls use llama.cpp's
-"chatml-function-calling" chat format, which returns OpenAI-shaped tool calls.
+llama_cpp is imported only when this backend is chosen. Prompts use llama.cpp's plain "chatml"
+format; tool calls and structured output are ours, each reply constrained by a grammar built from
+the bound tools' JSON schemas (`llamacpp_schema`), and read back by `llamacpp_reply`.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import uuid
 from collections.abc import Sequence
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import (
-    AIMessage,
-    BaseMessage,
-    HumanMessage,
-    SystemMessage,
-    ToolMessage,
-)
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable, RunnableMap, RunnablePassthrough
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, Field
 
 from workbench.agents.deadline import has_deadline, past_deadline
 from workbench.agents.errors import BackendError
+from workbench.agents.llamacpp_reply import (
+    chat_messages,
+    choice_of,
+    json_schema_of,
+    read_reply,
+    structured_parser,
+)
+from workbench.agents.llamacpp_schema import (
+    describe_tools,
+    grammar_for,
+    reply_schema,
+    tightened,
+    tool_name,
+)
 
-CHAT_FORMAT = "chatml-function-calling"
+# plain ChatML: llama.cpp's "chatml-function-calling" handler HTML-escapes every message (a quote
+# became &#34; in the JSON the model read and then copied); tools and schemas are ours
+CHAT_FORMAT = "chatml"
 MAX_COMPLETION_TOKENS = 512
 
 
@@ -89,38 +101,18 @@ def _at_deadline(tokens: Any, logits: Any) -> bool:
     return past_deadline()
 
 
-def to_openai(message: BaseMessage) -> dict[str, Any]:
-    if isinstance(message, SystemMessage):
-        return {"role": "system", "content": str(message.content)}
-    if isinstance(message, HumanMessage):
-        return {"role": "user", "content": str(message.content)}
-    if isinstance(message, ToolMessage):
-        return {
-            "role": "tool",
-            "content": str(message.content),
-            "tool_call_id": message.tool_call_id,
-        }
-    calls = [
-        {
-            "id": call["id"],
-            "type": "function",
-            "function": {"name": call["name"], "arguments": json.dumps(call["args"])},
-        }
-        for call in getattr(message, "tool_calls", [])
-    ]
-    return {
-        "role": "assistant",
-        "content": str(message.content),
-        **({"tool_calls": calls} if calls else {}),
-    }
-
-
 class LlamaCppChatModel(BaseChatModel):
+    """A GGUF model in this process. Bound to tools, each reply is constrained by a grammar to one
+    JSON object: a call of a bound tool with arguments of its schema, or the final answer
+    (`llamacpp_schema`); with structured output, to the answer's schema."""
+
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     llama: Any = None
     path: str = ""
-    tools: list[dict[str, Any]] = Field(default_factory=list)
+    tools: list[dict[str, Any]] = Field(default_factory=list)  # OpenAI-shaped
+    tool_choice: str = "auto"  # "auto", "required" (some tool), "none" or a tool's name
+    response_schema: dict[str, Any] | None = None  # structured output: the reply's JSON schema
     max_tokens: int = 512
     temperature: float | None = 0.0  # None: llama.cpp's own default
     seed: int | None = 0
@@ -140,8 +132,51 @@ class LlamaCppChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "llamacpp"
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> LlamaCppChatModel:  # type: ignore[override]
-        return self.model_copy(update={"tools": list(tools)})
+    def bind_tools(  # type: ignore[override]
+        self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any
+    ) -> LlamaCppChatModel:
+        """Tools in any form LangChain knows (OpenAI dicts, pydantic classes, LangChain tools),
+        held as OpenAI schemas; `tool_choice` as LangChain's ("any"/True: some tool)."""
+        return self.model_copy(
+            update={
+                "tools": [convert_to_openai_tool(tool) for tool in tools],
+                "tool_choice": choice_of(tool_choice),
+                "response_schema": None,
+            }
+        )
+
+    def with_structured_output(  # type: ignore[override]
+        self,
+        schema: dict[str, Any] | type,
+        *,
+        include_raw: bool = False,
+        method: str = "json_schema",
+        **kwargs: Any,
+    ) -> Runnable:
+        """The reply written to `schema` under its grammar (method "json_schema", the default),
+        or as a forced tool call ("function_calling", LangChain's own way)."""
+        if method == "function_calling":
+            return super().with_structured_output(schema, include_raw=include_raw, **kwargs)
+        model = self.model_copy(
+            update={"tools": [], "tool_choice": "none", "response_schema": json_schema_of(schema)}
+        )
+        parser = structured_parser(schema)
+        if not include_raw:
+            return model | parser
+        parsed = RunnablePassthrough.assign(
+            parsed=itemgetter("raw") | parser, parsing_error=lambda _: None
+        ).with_fallbacks(
+            [RunnablePassthrough.assign(parsed=lambda _: None)], exception_key="parsing_error"
+        )
+        return RunnableMap(raw=model) | parsed
+
+    def offered(self) -> tuple[list[dict[str, Any]], bool]:
+        """The tools this call may use, and whether a final answer is allowed instead."""
+        if self.response_schema is not None or self.tool_choice == "none":
+            return [], False
+        if self.tool_choice in ("auto", "required"):
+            return self.tools, self.tool_choice == "auto"
+        return [t for t in self.tools if tool_name(t) == self.tool_choice], False
 
     def _generate(
         self,
@@ -150,11 +185,17 @@ class LlamaCppChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
+        tools, answer = self.offered()
+        schema = self.response_schema
+        if tools:
+            schema = reply_schema(tools, answer=answer)
+        elif schema is not None:
+            schema = tightened(schema)
+        guide = describe_tools(tools, answer=answer) if tools else ""
         try:
             response = self.llama.create_chat_completion(
-                messages=[to_openai(m) for m in messages],
-                tools=self.tools or None,
-                tool_choice="auto" if self.tools else None,
+                messages=chat_messages(messages, guide, json_replies=bool(tools)),
+                grammar=None if schema is None else grammar_for(schema),
                 max_tokens=self.max_tokens,
                 stop=stop,
                 **({} if self.temperature is None else {"temperature": self.temperature}),
@@ -166,32 +207,12 @@ class LlamaCppChatModel(BaseChatModel):
                 f"The conversation no longer fits the model's context ({error}). Start a new "
                 "conversation, or raise the context size in settings."
             ) from error
-        choice = response["choices"][0]["message"]
-        tool_calls, invalid = [], []
-        for call in choice.get("tool_calls") or []:
-            function, call_id = call["function"], call.get("id") or f"call_{uuid.uuid4().hex[:12]}"
-            try:
-                arguments = json.loads(function.get("arguments") or "{}")
-                tool_calls.append({"name": function["name"], "args": arguments, "id": call_id})
-            except json.JSONDecodeError as error:
-                invalid.append(
-                    {
-                        "name": function.get("name"),
-                        "args": function.get("arguments"),
-                        "id": call_id,
-                        "error": str(error),
-                        "type": "invalid_tool_call",
-                    }
-                )
+        text = response["choices"][0]["message"].get("content") or ""
         usage = response.get("usage") or {}
-        message = AIMessage(
-            content=choice.get("content") or "",
-            tool_calls=tool_calls,
-            invalid_tool_calls=invalid,
-            usage_metadata={
-                "input_tokens": usage.get("prompt_tokens", 0),
-                "output_tokens": usage.get("completion_tokens", 0),
-                "total_tokens": usage.get("total_tokens", 0),
-            },
-        )
+        message = read_reply(text) if tools else AIMessage(content=text)
+        message.usage_metadata = {
+            "input_tokens": usage.get("prompt_tokens", 0),
+            "output_tokens": usage.get("completion_tokens", 0),
+            "total_tokens": usage.get("total_tokens", 0),
+        }
         return ChatResult(generations=[ChatGeneration(message=message)])

@@ -53,6 +53,8 @@ from workbench.agents.graph.state import (
 )
 from workbench.agents.hitl import HeadlessPolicy
 from workbench.agents.model_errors import is_model_error, model_error_message
+from workbench.agents.routing.prior import RoutingPrior, default_prior
+from workbench.agents.scripted import ScriptedChatModel
 from workbench.core.context import AppContext
 from workbench.core.events import Notice
 from workbench.core.plugins import Specialist, contributed_specialists
@@ -104,9 +106,12 @@ class AgentRuntime:
         max_tokens: int | None = None,
         max_seconds: float | None = None,
         publish_events: bool = False,
+        prior: RoutingPrior | Literal["auto"] | None = "auto",
     ) -> None:
         """`model` is a spec string (default: settings.model) or a ready chat model (tests,
-        bench policies). Without a `policy`, interrupts end the run with status "interrupted"."""
+        bench policies). Without a `policy`, interrupts end the run with status "interrupted".
+        `prior` is the supervisor's routing prior; "auto": the offline MiniLM prior if installed,
+        except for a scripted model, whose script already says where each request goes."""
         self.context = context
         if isinstance(model, BaseChatModel):
             self.model, self.model_spec = model, model_name or f"custom:{model._llm_type}"
@@ -122,6 +127,9 @@ class AgentRuntime:
         self.max_tokens = max_tokens  # prompt + completion tokens over the run
         self.max_seconds = max_seconds  # wall clock
         self.publish_events = publish_events
+        if prior == "auto":
+            prior = None if isinstance(self.model, ScriptedChatModel) else default_prior()
+        self.prior = prior
         self.checkpoint_path = context.store.folder / CHECKPOINT_FILE
         self.checkpoints = CheckpointFile(self.checkpoint_path)
         self.log = AgentLog(context.store.folder)
@@ -219,6 +227,7 @@ class AgentRuntime:
             log=self.log,
             max_routes=self.max_routes,
             max_retries=self.max_retries,
+            prior=self.prior,
         )
         # per run, so a run belongs to whichever loop calls it; how a stopped run is kept from
         # locking the file for the next: graph/build.py

@@ -36,6 +36,9 @@ class Specialist:
     description: str
     prompt: str
     tools: tuple[str, ...]
+    # one-line requests this specialist is the one for: the supervisor's routing prior
+    # (workbench.agents.routing) scores a request against them and the description
+    examples: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -43,12 +46,19 @@ class ViewSpec:
     """A Qt view; `factory` ("module:attr") is called with the AppContext and returns a QWidget.
 
     `shows` names the tools whose results the view shows: a chat card of such a call opens this
-    view (an STL export the STL view, not the plugin's first view)."""
+    view (an STL export the STL view, not the plugin's first view).
+
+    `warm_up` ("module" or "module:function") is imported, and the function called without
+    arguments, on a worker thread before the factory runs on the GUI thread: what the view would
+    otherwise import or load inside its constructor (VTK, matplotlib), so opening it never
+    freezes the window. A warm-up must not import Qt bindings (PySide6, pyvistaqt): those load
+    on the GUI thread only, as does the factory's own module."""
 
     name: str
     title: str
     factory: str
     shows: tuple[str, ...] = ()
+    warm_up: str = ""
 
 
 class ViewRequested(Event):

@@ -2,8 +2,9 @@
 
 Each call is recorded in the workspace store (caller, arguments, result or error, duration). Bad
 arguments never reach the tool: they come back as a `ToolError` that names each field and the
-constraint it broke. The registry knows the app only as a `ToolHost` (the services a tool may
-use), so the app can hold a registry without the two importing each other.
+constraint it broke; so does a call whose target is not configured (the tool's `precheck`), and
+before anyone is asked to confirm it. The registry knows the app only as a `ToolHost` (the
+services a tool may use), so the app can hold a registry without the two importing each other.
 """
 
 from __future__ import annotations
@@ -86,6 +87,8 @@ class ToolRegistry:
         try:
             parsed = tool.args.model_validate(arguments)
             preflight = ToolContext(self._app, "preflight", 0)
+            if tool.precheck is not None:
+                tool.precheck(parsed, preflight)  # a call that cannot run is not asked about
             outside = files_outside(tool, parsed, preflight)
             shows = tool.confirm_shows(parsed, preflight) if tool.confirm_shows else ""
         except (ValidationError, ToolFailure):
@@ -179,6 +182,18 @@ class ToolRegistry:
                     problems=problems,
                 )
             ) from None
+        if tool.precheck is not None:
+            try:
+                tool.precheck(parsed, context)
+            except ToolFailure as missing:  # e.g. an SSH host or a printer not configured
+                raise _Refused(
+                    ToolError(
+                        tool=name,
+                        kind="invalid_arguments",
+                        message=f"{name} cannot run: {missing.message}",
+                        hint=missing.hint or "Nothing was run or asked.",
+                    )
+                ) from None
         outside = files_outside(tool, parsed, context)
         if (tool.confirm or outside) and not confirmed:
             shows = tool.confirm_shows(parsed, context) if tool.confirm_shows else ""

@@ -82,6 +82,9 @@ class Tool:
     # what a person must read before saying yes (the shell: the exact command and its folder);
     # shown in every confirmation of this tool, under its first line
     confirm_shows: Callable[[Any, ToolContext], str] | None = None
+    # whether the call could run at all (its SSH host, its printer configured), checked before a
+    # person is asked to confirm it: raises ToolFailure saying what is missing, touches nothing
+    precheck: Callable[[Any, ToolContext], None] | None = None
 
     @property
     def confirm(self) -> bool:

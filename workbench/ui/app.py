@@ -28,6 +28,14 @@ from workbench.ui.startup.interactive import report_when_interactive
 
 log = logging.getLogger(__name__)
 SCREENSHOT_DELAY_MS = 700  # long enough for the first paints and the ledger's first read
+# How long a worker thread running Python may keep the GIL while the GUI thread waits for it
+# (Python's default is 5 ms): the window's work is many short callbacks, each waiting once.
+GUI_SWITCH_INTERVAL_S = 0.001
+
+
+def share_the_interpreter_with_the_gui() -> None:
+    """Hand the GIL to a waiting GUI thread sooner: imports and tools run on worker threads."""
+    sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
 
 
 def parse_arguments(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
@@ -45,6 +53,7 @@ def parse_arguments(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
 def run_gui(argv: list[str]) -> int:
     """Run the GUI until its window closes; `argv` holds the arguments after the program name."""
     options, qt_arguments = parse_arguments(argv)
+    share_the_interpreter_with_the_gui()
     app = QApplication.instance() or QApplication([sys.argv[0], *qt_arguments])
     if not isinstance(app, QApplication):  # a QCoreApplication made by someone else
         raise RuntimeError("Workbench's window needs a QApplication; another kind already runs")
@@ -103,6 +112,7 @@ def open_main_window(
     shows the window as every later start does, and leaves the layout and the guide alone."""
     window = MainWindow(context, remember_layout=not screenshot, services=services)
     window.show()
+    window.show_view_of_latest_work()
     if not screenshot:
         # once the window is up, so the guide opens beside it rather than before it
         QTimer.singleShot(

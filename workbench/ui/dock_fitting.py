@@ -1,5 +1,6 @@
-"""How the main window shares its width: the plugin views (the canvas) get most of it, the chat
-and the ledger what they need.
+"""How the main window shares its width: the chat is a proper column (a conversation should read
+like one: about 36% of the window, never under CHAT_MIN_WIDTH), the ledger what its columns
+need, the plugin views (the canvas) the rest.
 
 `dock_widths` is the rule, plain arithmetic on pixel widths that can be tested without a window.
 Left to itself Qt gives a growing window's new width to the canvas and takes a shrinking window's
@@ -15,11 +16,12 @@ from dataclasses import dataclass
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QMainWindow
 
-CHAT_SHARE = 0.17  # of the window width
-CHAT_MAX_WIDTH = 400  # longer chat lines read badly; the canvas profits more
+CHAT_SHARE = 0.36  # of the window width: ~690 px at 1920
+CHAT_MIN_WIDTH = 380  # a readable chat column (and input) in a 1024 px window
+CHAT_MAX_WIDTH = 760  # lines longer than this read badly; the canvas profits more
 LEDGER_MIN_WIDTH = 360  # room for a few invariants and the submissions before content arrives
 LEDGER_MAX_SHARE = 0.32  # the ledger's columns scroll sideways beyond this
-CANVAS_MIN_SHARE = 0.5  # the canvas keeps at least half, when the docks' minimums allow it
+CANVAS_MIN_SHARE = 0.35  # the canvas keeps this much; the ledger gives way first, then the chat
 SEPARATOR_ROOM = 12  # two dock separators and frames
 
 
@@ -45,7 +47,8 @@ def _clamp(value: float, low: int, high: int) -> int:
 
 def dock_widths(window_width: int, limits: WidthLimits) -> DockWidths:
     """The chat's and the ledger's widths in a window this wide; the canvas keeps the rest."""
-    chat = _clamp(window_width * CHAT_SHARE, limits.chat_minimum, CHAT_MAX_WIDTH)
+    chat_floor = max(limits.chat_minimum, CHAT_MIN_WIDTH)
+    chat = _clamp(window_width * CHAT_SHARE, chat_floor, max(chat_floor, CHAT_MAX_WIDTH))
     ledger_target = max(limits.ledger_wanted, LEDGER_MIN_WIDTH)
     ledger = _clamp(ledger_target, limits.ledger_minimum, int(window_width * LEDGER_MAX_SHARE))
     canvas_floor = max(limits.canvas_minimum, int(window_width * CANVAS_MIN_SHARE))

@@ -11,9 +11,8 @@ from __future__ import annotations
 import asyncio
 import html
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyqtgraph as pg
 import shiboken6
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
@@ -27,7 +26,9 @@ from workbench.ui.ledger_evidence_data import (
     describe_condition,
     read_evidence_detail,
 )
-from workbench.ui.plot_theme import ensure_plot_theme
+
+if TYPE_CHECKING:  # pyqtgraph (with numpy, 0.3 s) is imported when the first trajectory is shown
+    import pyqtgraph as pg
 
 CURVE_COLOUR = "#1f77b4"
 BOUND_COLOUR = "#b00020"
@@ -57,23 +58,36 @@ class EvidencePanel(QWidget):
         self.text.setWordWrap(True)
         self.text.setTextFormat(Qt.TextFormat.RichText)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        ensure_plot_theme()  # before the plot widget exists
-        self.plot = pg.PlotWidget()
-        self.plot.setObjectName("ledger-evidence-plot")
-        self.plot.showGrid(x=True, y=True, alpha=0.3)
-        self.plot.setLabel("bottom", "time", units="s")
-        self.plot.setMinimumHeight(160)
-        self.plot.hide()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.text)
-        layout.addWidget(self.plot, 1)
+        self._plot_widget: pg.PlotWidget | None = None  # made when first needed (`plot`)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.addWidget(self.text)
+
+    @property
+    def plot(self) -> pg.PlotWidget:
+        """The trajectory's plot, made on first use: the window starts without pyqtgraph."""
+        if self._plot_widget is None:
+            import pyqtgraph as pg
+
+            from workbench.ui.plot_theme import ensure_plot_theme
+
+            ensure_plot_theme()  # before the plot widget exists
+            plot = pg.PlotWidget()
+            plot.setObjectName("ledger-evidence-plot")
+            plot.showGrid(x=True, y=True, alpha=0.3)
+            plot.setLabel("bottom", "time", units="s")
+            plot.setMinimumHeight(160)
+            plot.hide()
+            self._layout.addWidget(plot, 1)
+            self._plot_widget = plot
+        return self._plot_widget
 
     def sizeHint(self) -> QSize:
         """Room for all of the text and, when there is a trajectory, a readable plot."""
         text = self.text.heightForWidth(max(self.width(), 200))
         text = text if text > 0 else self.text.sizeHint().height()
-        plot = PLOT_HEIGHT if not self.plot.isHidden() else 0
+        shown = self._plot_widget is not None and not self._plot_widget.isHidden()
+        plot = PLOT_HEIGHT if shown else 0
         return QSize(super().sizeHint().width(), text + plot)
 
     # -- reading --------------------------------------------------------------------------------
@@ -104,12 +118,17 @@ class EvidencePanel(QWidget):
         self.shown.emit()
 
     def _plot(self, detail: EvidenceDetail) -> None:
-        self.plot.clear()
         self.curve, self.bound_items = None, []
         trajectory = detail.trajectory
-        self.plot.setVisible(trajectory is not None)
         if trajectory is None:
+            if self._plot_widget is not None:
+                self._plot_widget.clear()
+                self._plot_widget.hide()
             return
+        import pyqtgraph as pg
+
+        self.plot.clear()
+        self.plot.show()
         self.plot.setTitle(f"{html.escape(trajectory.variable)} · {trajectory.source}", size="9pt")
         self.plot.setLabel("left", trajectory.variable)
         self.curve = self.plot.plot(
@@ -128,6 +147,8 @@ class EvidencePanel(QWidget):
             )
 
     def _draw_bound(self, bound: Bound) -> None:
+        import pyqtgraph as pg
+
         angle = 0 if bound.axis == "y" else 90
         if bound.is_band:
             orientation = "horizontal" if bound.axis == "y" else "vertical"

@@ -266,14 +266,15 @@ class LedgerView(QWidget):
             heading.setToolTip(f"{candidate.label}\n{candidate.id}\nkind: {candidate.kind}")
             table.setVerticalHeaderItem(row, heading)
             report = snapshot.readiness.get(candidate.id)
-            ready = bool(report and report.ready)
+            # with no invariant stated nothing was checked: never "ready" (issue 29)
+            ready = bool(report and report.ready and invariants)
             table.setItem(
                 row,
                 0,
                 _item(
-                    "ready" if ready else "not ready",
-                    colour=READY_COLOURS[ready],
-                    tooltip=report.explain() if report else "",
+                    ("ready" if ready else "not ready") if invariants else "nothing checked yet",
+                    colour=READY_COLOURS[ready] if invariants else STATUS_COLOURS[Status.OPEN],
+                    tooltip=report.explain() if report and invariants else "no invariant stated",
                 ),
             )
             details = {s.invariant_name: s for s in (report.invariants if report else [])}

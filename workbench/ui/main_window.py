@@ -1,28 +1,35 @@
 """The main window: chat on the left, plugin views in the middle, the ledger on the right, and a
-status bar with background jobs and notices. Its layout survives restarts."""
+status bar with background jobs and notices. Its layout survives restarts.
+
+Plugin views are built when first shown, their imports on a worker thread (view_docks.py); with
+no view open, the centre shows the view of the latest work (the last tool call's) or the first.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import shiboken6
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
     QMainWindow,
     QMessageBox,
+    QTabBar,
     QWidget,
 )
 
 import workbench
 from workbench.core.context import AppContext
 from workbench.core.events import Notice
-from workbench.core.plugins import Plugin, Service, ViewRequested, ViewSpec, load_reference
+from workbench.core.plugins import Plugin, Service, ViewRequested, ViewSpec, view_showing
 from workbench.ui.approvals import DesktopApprovals
+from workbench.ui.async_loop import start_task
 from workbench.ui.bridge import subscribe_in_gui
 from workbench.ui.chat.panel import ChatDock
 from workbench.ui.dock_fitting import DockFitter
@@ -30,14 +37,16 @@ from workbench.ui.jobs_widget import JobsWidget
 from workbench.ui.layout_store import WindowLayout, load_layout, save_layout
 from workbench.ui.ledger_view import LedgerDock
 from workbench.ui.notices import NoticesButton
-from workbench.ui.settings_dialog import SettingsDialog
+from workbench.ui.view_docks import ViewDock
 
 if TYPE_CHECKING:
     from workbench.ui.mcp_serve import McpServePanel
+    from workbench.ui.settings_dialog import SettingsDialog
 
 log = logging.getLogger(__name__)
 STATUS_MESSAGE_MS = 8000
 DEFAULT_SIZE = (1240, 780)
+RECENT_CALLS = 50  # the latest tool calls looked at for the view the work is in
 
 
 class MainWindow(QMainWindow):
@@ -56,7 +65,7 @@ class MainWindow(QMainWindow):
         self.services = list(services)  # running while the window is open (a printer host...)
         self.close_question: QMessageBox | None = None
         self._close_confirmed = False
-        self.plugin_docks: dict[str, QDockWidget] = {}
+        self.plugin_docks: dict[str, ViewDock] = {}
         self.view_specs: dict[str, tuple[Plugin, ViewSpec]] = {}
         self.settings_dialog: SettingsDialog | None = None
         self.mcp_panel: McpServePanel | None = None
@@ -127,8 +136,9 @@ class MainWindow(QMainWindow):
                     continue
                 self.view_specs[spec.name] = (plugin, spec)
 
-    def open_view(self, name: str) -> QDockWidget | None:
-        """Show plugin view `name`, creating it on first use; a view that fails gives a notice."""
+    def open_view(self, name: str) -> ViewDock | None:
+        """Show plugin view `name`, creating its dock on first use; the view itself is built
+        when the dock is first visible (view_docks.py). A view that fails gives a notice."""
         existing = self.plugin_docks.get(name)
         if existing is not None:
             existing.show()
@@ -138,24 +148,8 @@ class MainWindow(QMainWindow):
             self.notice("warning", f"No installed plugin provides a view named {name!r}.")
             return None
         plugin, spec = self.view_specs[name]
-        try:
-            factory = load_reference(spec.factory)
-            widget = factory(self.context)
-            if not isinstance(widget, QWidget):
-                raise TypeError(f"{spec.factory} returned {type(widget).__name__}, not a QWidget")
-        except Exception as error:
-            log.exception("view %s of plugin %s failed", name, plugin.name)
-            self.notice(
-                "error",
-                f"The view {spec.title!r} of plugin {plugin.name!r} could not be opened: "
-                f"{type(error).__name__}: {error}. Update or reinstall the plugin; the rest of "
-                "the workbench is unaffected.",
-            )
-            return None
-        dock = QDockWidget(spec.title, self.view_area)
-        dock.setObjectName(spec.name)
-        dock.setWidget(widget)
-        dock.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # closing a view frees it
+        dock = ViewDock(plugin, spec, self.context, self.view_area)
+        dock.failed.connect(lambda reason: self._view_failed(name, reason))
         dock.destroyed.connect(lambda *_: self._view_closed(name))
         visible = [d for d in self.plugin_docks.values() if not d.isHidden()]
         self.view_area.addDockWidget(Qt.DockWidgetArea.TopDockWidgetArea, dock)
@@ -165,7 +159,52 @@ class MainWindow(QMainWindow):
         dock.show()
         dock.raise_()
         self._update_placeholder()
+        QTimer.singleShot(0, self, self._untruncated_tabs)  # the tab bar exists after layout
         return dock
+
+    def _view_failed(self, name: str, reason: str) -> None:
+        plugin, spec = self.view_specs[name]
+        dock = self.plugin_docks.pop(name, None)
+        if dock is not None and shiboken6.isValid(dock):
+            dock.close()
+        self._update_placeholder()
+        self.notice(
+            "error",
+            f"The view {spec.title!r} of plugin {plugin.name!r} could not be opened: {reason}. "
+            "Update or reinstall the plugin; the rest of the workbench is unaffected.",
+        )
+
+    def _untruncated_tabs(self) -> None:
+        """Tabbed views show their whole titles ("Grading", not "Gra..."), scrolling if need be."""
+        for bar in self.view_area.findChildren(QTabBar):
+            bar.setElideMode(Qt.TextElideMode.ElideNone)
+            bar.setUsesScrollButtons(True)
+            bar.setExpanding(False)
+
+    def show_view_of_latest_work(self) -> None:
+        """The centre shows a view rather than a list of them (the app calls this at start):
+        with no view open (none restored), the view of the latest tool call that has one,
+        else the first view. Decided off the GUI thread; built when shown."""
+        if not self.plugin_docks and self.view_specs:
+            start_task(self._open_view_of_latest_work(), name="window:first-view")
+
+    async def _open_view_of_latest_work(self) -> None:
+        query = "SELECT tool FROM tool_calls ORDER BY id DESC LIMIT ?"
+        try:
+            rows = await asyncio.to_thread(self.context.store.query, query, (RECENT_CALLS,))
+        except Exception:  # a store that cannot be read: the first view still helps
+            log.exception("the latest tool calls could not be read")
+            rows = []
+        if not shiboken6.isValid(self) or self.plugin_docks:
+            return  # closed meanwhile, or a view was opened by then
+        plugins = [plugin for plugin, _ in self.view_specs.values()]
+        for row in rows:
+            tool = row["tool"]
+            spec = view_showing(plugins, tool, self.context.registry.owner(tool))
+            if spec is not None and spec.name in self.view_specs:
+                self.open_view(spec.name)
+                return
+        self.open_view(next(iter(self.view_specs)))
 
     def open_plugin_view(self, plugin: str) -> QDockWidget | None:
         """Show the first view of `plugin` (a chat tool card was clicked); None if it has none."""
@@ -178,9 +217,14 @@ class MainWindow(QMainWindow):
         """Someone asked for a view by name (a chat card's link to its result): show it, at
         the place the request names when the view can show places (`show_target`)."""
         dock = self.open_view(request.view)
-        show_target = getattr(dock.widget(), "show_target", None) if dock is not None else None
-        if request.target and callable(show_target):
-            show_target(request.target)
+        if dock is not None and request.target:
+            dock.when_built(lambda view: self._show_target(view, request.target))
+
+    @staticmethod
+    def _show_target(view: object, target: str) -> None:
+        show_target = getattr(view, "show_target", None)
+        if callable(show_target):
+            show_target(target)
 
     def _view_closed(self, name: str) -> None:
         self.plugin_docks.pop(name, None)
@@ -191,8 +235,7 @@ class MainWindow(QMainWindow):
         # With views open the (hidden) placeholder gives all its room to them.
         self.placeholder.setVisible(not self.plugin_docks)
         if self.view_specs:
-            titles = "\n".join(f"• {spec.title}" for _, spec in self.view_specs.values())
-            self.placeholder.setText(f"Open a view from the Views menu:\n\n{titles}")
+            self.placeholder.setText("Open a view from the Views menu.")
         else:
             self.placeholder.setText(
                 "No plugin provides a view yet.\nTalk to the workbench in the chat on the left."
@@ -241,6 +284,8 @@ class MainWindow(QMainWindow):
 
     def open_settings(self) -> SettingsDialog:
         if self.settings_dialog is None:
+            from workbench.ui.settings_dialog import SettingsDialog  # built only when asked for
+
             dialog = SettingsDialog(self.context, self)
             dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             dialog.destroyed.connect(lambda *_: setattr(self, "settings_dialog", None))
@@ -341,6 +386,10 @@ class MainWindow(QMainWindow):
             return
         if self.remember_layout:
             self.save_layout()
+        for view in self._built_views():  # a view's own work (a task run, a search) stops too
+            stop = getattr(view, "stop_for_close", None)
+            if callable(stop):
+                stop()
         self.approvals.stop()  # what MCP clients still wait for is answered denied
         if self.mcp_panel is not None:
             self.mcp_panel.shutdown()
@@ -355,7 +404,15 @@ class MainWindow(QMainWindow):
                 log.exception("asking a service whether it is busy failed")
         if self.mcp_panel is not None:
             busy += self.mcp_panel.busy()
+        for view in self._built_views():  # views that run work say what closing stops
+            stops = getattr(view, "closing_stops", None)
+            if callable(stops):
+                busy += stops()
         return busy
+
+    def _built_views(self) -> list[QWidget]:
+        docks = [dock for dock in self.plugin_docks.values() if shiboken6.isValid(dock)]
+        return [view for dock in docks if (view := dock.widget()) is not None]
 
     def _ask_before_closing(self, busy: list[str]) -> None:
         """Non-modal: the window stays responsive while the person decides."""

@@ -5,13 +5,17 @@ A small non-modal panel starts `workbench.mcp.http.McpHttpServer` on the GUI's a
 without showing it, and stops the server. Tools that act on the world are not approved in
 advance: each call asks in this window (workbench.ui.approvals). The server stops when the
 window closes. The MCP server's modules are imported only when serving starts (start-up time).
+With no system keyring the token cannot be kept: the panel says so in one sentence (what to
+install in its tooltip) and offers a token for this session only, kept in memory, written nowhere.
 """
 
 from __future__ import annotations
 
 import asyncio
 import errno
+import importlib
 import logging
+import secrets
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -29,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.context import AppContext
+from workbench.core.secrets import SecretUnavailable, keep_for_session, keyring_advice
 from workbench.ui.async_loop import start_task
 from workbench.ui.settings_form import ERROR_STYLE
 
@@ -42,6 +47,10 @@ POLICY = (
     "<b>Approvals.</b> Tools that act on the world (printing, shell commands, submitting "
     "jobs) and files outside the workspace are never run on the agent's word alone: each such "
     "call opens a dialog in this window, and runs only if you approve it."
+)
+NO_KEYRING = (
+    "No system keyring on this computer, so the token cannot be kept: use a token for this "
+    "session only, or set up an encrypted file keyring."
 )
 CLIENT_HINT = "In the client, add an HTTP MCP server at this URL with the header"
 
@@ -104,10 +113,17 @@ class McpServePanel(QDialog):
         self.status.setObjectName("mcp-status")
         self.start_button = _button("Start serving", "mcp-start", self.start)
         self.stop_button = _button("Stop", "mcp-stop", self.stop)
+        self.session_button = _button(
+            "Use a token for this session only", "mcp-session-token", self.serve_with_session_token
+        )
+        self.session_button.setToolTip("Kept in memory until Workbench closes, written nowhere")
+        self.session_button.hide()
+        self.session_token = False
         close = _button("Close", "mcp-close", self.close)
         buttons = QHBoxLayout()
         buttons.addWidget(self.start_button)
         buttons.addWidget(self.stop_button)
+        buttons.addWidget(self.session_button)
         buttons.addStretch(1)
         buttons.addWidget(close)
 
@@ -135,12 +151,23 @@ class McpServePanel(QDialog):
 
     async def _serve(self, port: int) -> None:
         try:
-            from workbench.mcp.http import McpHttpServer  # heavy (web server, MCP SDK): on use
+            # heavy (web server, MCP SDK, seconds): imported on use, on a worker thread
+            await asyncio.to_thread(importlib.import_module, "workbench.mcp.http")
+            from workbench.mcp.http import McpHttpServer
             from workbench.mcp.token import mcp_token
 
             token = await asyncio.to_thread(mcp_token)  # the keyring may take its time
-            server = McpHttpServer(self.context, port=port, token=token)
+            # building the server describes every tool (schemas): off the GUI thread as well
+            server = await asyncio.to_thread(McpHttpServer, self.context, port=port, token=token)
             url = await server.start()
+        except SecretUnavailable as error:  # no keyring: one sentence and the way on
+            log.info("no keyring for the MCP token: %s", error)
+            self._busy = False
+            self._say(NO_KEYRING)
+            self.status.setToolTip(keyring_advice())
+            self.session_button.show()
+            self.state_changed.emit("failed")
+            return
         except (Exception, SystemExit) as error:
             log.warning("serving over MCP failed", exc_info=True)
             self._busy = False
@@ -149,8 +176,18 @@ class McpServePanel(QDialog):
             return
         self.server, self.url, self._busy = server, url, False
         self.token_field.setText(token)
-        self._say(f"Serving at {url}. Approval requests appear in this window.")
+        self.session_button.hide()
+        kept = " The token is for this session only." if self.session_token else ""
+        self._say(f"Serving at {url}. Approval requests appear in this window.{kept}")
         self.state_changed.emit("serving")
+
+    def serve_with_session_token(self) -> None:
+        """No keyring: a fresh token in this process's memory (mcp_token finds it), then serve."""
+        from workbench.mcp.token import TOKEN_BYTES, TOKEN_ENTRY
+
+        keep_for_session(TOKEN_ENTRY, secrets.token_urlsafe(TOKEN_BYTES))
+        self.session_token = True
+        self.start()
 
     def stop(self) -> None:
         if not self.serving or self._busy:
@@ -187,6 +224,7 @@ class McpServePanel(QDialog):
     def _say(self, text: str, *, error: bool = False) -> None:
         self.status.setText(text)
         self.status.setStyleSheet(ERROR_STYLE if error else "")
+        self.status.setToolTip("")
         self._update()
 
     def _update(self) -> None:

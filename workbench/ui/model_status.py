@@ -17,7 +17,6 @@ from typing import Literal
 import httpx
 
 from workbench.agents import defaults
-from workbench.core.settings_models import OPENAI_KEY  # not via backends: no LangChain at start
 from workbench.agents.defaults import (
     EMBEDDED_INSTALL,
     EMBEDDED_NAME,
@@ -28,7 +27,7 @@ from workbench.agents.defaults import (
 from workbench.agents.ollama import ollama_base_url
 from workbench.core import secrets
 from workbench.core.settings import Settings
-from workbench.core.settings_models import ModelProfile, same_server
+from workbench.core.settings_models import OPENAI_KEY, ModelProfile, same_server  # no LangChain
 
 PROBE_TIMEOUT_S = 2.0
 Family = Literal["profile", "ollama", "local", "openai"]

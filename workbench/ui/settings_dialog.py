@@ -1,7 +1,10 @@
 """The settings dialog: a form generated from the `Settings` model and each plugin's own model.
 
-OK validates everything first; on any error nothing is saved, the dialog stays open with every
-typed value intact, and each message sits under the field it names.
+One section per plugin, picked from a list on the left (General first), each on its own page, so
+the dialog stays compact at 1024x700 rather than one long scroll; fields carry human labels
+(settings_form.human_label). OK validates everything first; on any error nothing is saved, the
+dialog stays open with every typed value intact, turns to the first section with a problem, and
+each message sits under the field it names.
 
 A plugin's list of models (its printer profiles, say) is edited in the plugin's own dialog: the
 form shows a count and, when the field names one, a button opening that editor (loaded by
@@ -18,9 +21,13 @@ from pydantic import BaseModel, ValidationError
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QFrame,
     QGroupBox,
+    QHBoxLayout,
     QLabel,
+    QListWidget,
     QScrollArea,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -46,7 +53,7 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("settings-dialog")
         self.setWindowTitle("Settings")
-        self.resize(560, 620)
+        self.resize(820, 540)  # fits a 1024x700 screen with the window's frame
         self.context = context
         settings = context.settings
 
@@ -56,26 +63,29 @@ class SettingsDialog(QDialog):
         self.summary.setWordWrap(True)
         self.summary.hide()
 
-        body = QWidget()
-        column = QVBoxLayout(body)
-        general = QGroupBox("General")
-        general_layout = QVBoxLayout(general)
+        self.sections = QListWidget()
+        self.sections.setObjectName("settings-sections")
+        self.pages = QStackedWidget()
+        self.pages.setObjectName("settings-pages")
+        self.sections.currentRowChanged.connect(self.pages.setCurrentIndex)
+        self.section_of: dict[str, int] = {}  # a field path's prefix -> its page
+
         self.core_form = ModelForm(Settings, settings, skip=("plugins",))
         for button, editor in self.core_form.editor_buttons.values():  # the Models dialog
             button.clicked.connect(lambda _=False, e=editor: self.open_editor("", e))
-        general_layout.addWidget(self.core_form)
-        column.addWidget(general)
+        self._add_section("General", self.core_form, "")
 
         self.plugin_forms: dict[str, ModelForm] = {}
         for plugin in context.plugins:
             if plugin.settings is None:
                 continue
-            column.addWidget(self._plugin_group(plugin.name, plugin.title, plugin.settings))
-        column.addStretch(1)
+            page = self._plugin_group(plugin.name, plugin.title, plugin.settings)
+            self._add_section(plugin.title, page, f"plugins.{plugin.name}.")
+        self.sections.setCurrentRow(0)
+        self.sections.setFixedWidth(
+            min(200, self.sections.sizeHintForColumn(0) + 2 * self.sections.frameWidth() + 8)
+        )
 
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(body)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -83,15 +93,41 @@ class SettingsDialog(QDialog):
         buttons.rejected.connect(self.reject)
         self.buttons = buttons
 
+        body = QHBoxLayout()
+        body.addWidget(self.sections)
+        body.addWidget(self.pages, 1)
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
-        layout.addWidget(scroll, 1)
-        layout.addWidget(QLabel(f"Saved to {context.paths.settings_file}"))
+        layout.addLayout(body, 1)
+        where = QLabel(f"OK writes to {context.paths.settings_file}")
+        where.setObjectName("settings-file")
+        layout.addWidget(where)
         layout.addWidget(buttons)
 
+    def _add_section(self, title: str, content: QWidget, prefix: str) -> None:
+        """One page: `content` (scrolling only if a section outgrows the dialog)."""
+        page = QWidget()
+        column = QVBoxLayout(page)
+        column.setContentsMargins(4, 0, 4, 0)
+        column.addWidget(content)
+        column.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setObjectName(f"section:{title}")
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(page)
+        self.section_of[prefix] = self.pages.addWidget(scroll)
+        self.sections.addItem(title)
+
+    def section_at(self, path: str) -> int:
+        """The page holding the field at dotted `path` (its plugin's, else General)."""
+        found = [prefix for prefix in self.section_of if prefix and path.startswith(prefix)]
+        return self.section_of[max(found, key=len)] if found else 0
+
     def _plugin_group(self, name: str, title: str, model: type[BaseModel]) -> QGroupBox:
-        group = QGroupBox(f"Plugin: {title}")
+        group = QGroupBox(title)  # the section's own page: its title says which plugin
         group.setObjectName(f"group:plugins.{name}")
+        group.setFlat(True)
         layout = QVBoxLayout(group)
         try:
             current = self.context.settings.plugin(name, model)
@@ -185,6 +221,8 @@ class SettingsDialog(QDialog):
             form.show_errors(placed)
         lines = [headline] if headline else []
         if errors:
+            # turn to the first section with a problem, where it can be fixed
+            self.sections.setCurrentRow(min(self.section_at(path) for path in errors))
             lines.append(f"Not saved. Fix {len(errors)} field(s):")
             lines += [f"• {path}: {message}" for path, message in errors.items()]
         self.summary.setText("\n".join(lines))

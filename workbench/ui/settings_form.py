@@ -34,6 +34,13 @@ from PySide6.QtWidgets import (
 )
 
 ERROR_STYLE = "color: #cf222e;"
+# words a label spells the way people write them ("SSH hosts", "Base URL", not "Ssh hosts")
+SPELLED = {
+    "ssh": "SSH", "url": "URL", "urls": "URLs", "api": "API", "mcp": "MCP", "hpc": "HPC",
+    "gpu": "GPU", "cpu": "CPU", "cpus": "CPUs", "id": "ID", "llm": "LLM", "http": "HTTP",
+    "https": "HTTPS", "pdf": "PDF", "stl": "STL", "json": "JSON", "toml": "TOML", "omc": "OMC",
+    "gcode": "G-code", "usb": "USB", "ip": "IP", "dpi": "DPI", "rag": "RAG",
+}  # fmt: skip
 INVALID_STYLE = "border: 1px solid #cf222e;"
 
 
@@ -44,6 +51,20 @@ def _without_none(annotation: Any) -> tuple[Any, bool]:
         if len(options) == 1 and len(typing.get_args(annotation)) == 2:
             return options[0], True
     return annotation, False
+
+
+def human_label(name: str) -> str:
+    """A field name as a person reads it: `ssh_hosts` -> "SSH hosts", `base_url` -> "Base URL"."""
+    words = [SPELLED.get(word.lower(), word.lower()) for word in name.split("_") if word]
+    if not words:
+        return name
+    first = words[0]
+    words[0] = first if first != first.lower() else first[:1].upper() + first[1:]
+    return " ".join(words)
+
+
+def _title(name: str, info: FieldInfo) -> str:
+    return info.title or human_label(name)
 
 
 def _is_model(annotation: Any) -> bool:
@@ -203,7 +224,7 @@ class ModelForm(QWidget):
         column.setSpacing(1)
         column.addWidget(editor.widget)
         column.addWidget(error)
-        label = QLabel(info.title or name.replace("_", " ").capitalize())
+        label = QLabel(_title(name, info))
         if info.description:
             label.setToolTip(info.description)
         form.addRow(label, cell)
@@ -227,7 +248,7 @@ class ModelForm(QWidget):
             button.setObjectName(f"edit:{path}")
             line.addWidget(button)
             self.editor_buttons[name] = (button, editor)
-        title = QLabel(info.title or name.replace("_", " ").capitalize())
+        title = QLabel(_title(name, info))
         if info.description:
             title.setToolTip(info.description)
         form.addRow(title, row)
@@ -247,7 +268,7 @@ class ModelForm(QWidget):
     def _add_group(
         self, name: str, info: FieldInfo, model: type[BaseModel], value: Any, path: str
     ) -> None:
-        group = QGroupBox(info.title or info.description or name.replace("_", " ").capitalize())
+        group = QGroupBox(info.title or info.description or human_label(name))
         group.setObjectName(f"group:{path}")
         inner = QVBoxLayout(group)
         subform = ModelForm(model, value, prefix=f"{path}.", parent=group)

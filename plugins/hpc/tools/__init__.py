@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from workbench.core.tools import SideEffect, Tool
 from workbench_plugins.hpc.tools import jobs, monitor, outputs
+from workbench_plugins.hpc.tools.precheck import submit_precheck
 
 
 def tools() -> list[Tool]:
@@ -37,11 +38,13 @@ def tools() -> list[Tool]:
             jobs.submit_slurm_job,
             SideEffect.PHYSICAL,
             files=jobs.script_files,
+            precheck=submit_precheck,  # an unconfigured host is refused before anyone is asked
         ),
         Tool(
             "get_slurm_job_status",
-            "A Slurm job's state now (PENDING, RUNNING, COMPLETED, FAILED, ...), pending reason, "
-            "exit code, elapsed time and the end of its log.",
+            "A Slurm job's (or array's) state now (PENDING, RUNNING, COMPLETED, FAILED, ...), "
+            "pending reason, exit code, elapsed time and the end of its log. Fails, naming the "
+            "last state seen and its age, when the cluster cannot be asked.",
             jobs.JobArgs,
             jobs.JobResult,
             jobs.get_slurm_job_status,
@@ -66,7 +69,8 @@ def tools() -> list[Tool]:
         ),
         Tool(
             "download_job_outputs",
-            "Copy a job's outputs folder from the cluster into the workspace over SFTP.",
+            "Copy a job's outputs folder from the cluster over SFTP into a new folder "
+            "(<destination>/<host>-<job id>-outputs); nothing existing is replaced.",
             outputs.DownloadArgs,
             outputs.DownloadResult,
             outputs.download_job_outputs,

@@ -14,6 +14,7 @@ from workbench_plugins.hpc.remote import RemoteShell
 from workbench_plugins.hpc.slurm.jobs import TrackedJob
 from workbench_plugins.hpc.tools.support import services_for
 from workbench_plugins.hpc.views.actions import QueueActions, actions_for
+from workbench_plugins.hpc.views.host_form import HostForm
 from workbench_plugins.hpc.views.host_trust import HostTrust
 from workbench_plugins.hpc.views.queue_source import QueueSource
 from workbench_plugins.hpc.views.queue_view import QueueView
@@ -43,6 +44,7 @@ def queue_view(context: AppContext, actions: QueueActions | None = None) -> QWid
         actions or actions_for(context, shells),
         settings().poll_seconds,
         HostTrust(settings),
+        lambda parent: HostForm(context, parent),
     )
     subscribe_in_gui(
         context.bus, SlurmJobsUpdated, lambda event: view.merge_tracked(event.jobs), view

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from workbench_plugins.hpc.remote import RemoteCommandFailed, RemoteShell
 from workbench_plugins.hpc.slurm.client import SlurmClient
@@ -67,6 +67,17 @@ def describe_problem(host: str, error: BaseException) -> HostProblem:
         return HostProblem(host, f"{host}: Slurm did not answer as expected.", str(error))
     summary = f"{host}: the queue could not be read ({type(error).__name__})."
     return HostProblem(host, summary, f"{type(error).__name__}: {error}")
+
+
+def newer(known: JobRow, update: JobRow) -> JobRow:
+    """A listed row with a tracker's news (state, reason, time, exit code) and its own rest."""
+    return replace(
+        known,
+        state=update.state,
+        reason=update.reason,
+        elapsed=update.elapsed or known.elapsed,
+        exit_code=update.exit_code or known.exit_code,
+    )
 
 
 def tracked_rows(job: TrackedJob, user: str = "") -> list[JobRow]:

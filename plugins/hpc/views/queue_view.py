@@ -7,6 +7,8 @@ reads the selected job's output from where it stopped, and appends. Submit and C
 (non-modal questions), then run as the HPC tools (or the Slurm client) off the GUI thread.
 A host that cannot be read is said in words above the table, what failed in its tooltip; a host
 refused only because its key is unknown gets a "Trust this host…" button (host_trust.py).
+With no host configured the view says so instead of a blank table, Submit… is disabled with the
+reason, and "Add a host…" opens a form with a connection test (host_form.py).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import shiboken6
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
@@ -42,11 +44,13 @@ from workbench_plugins.hpc.ssh.errors import UnknownHostKey
 from workbench_plugins.hpc.views.actions import ActionFailed, QueueActions, SubmitRequest
 from workbench_plugins.hpc.views.host_trust import HostTrust, ProblemRow, trust_question
 from workbench_plugins.hpc.views.job_table import JobKey, JobTableModel, job_key
+from workbench_plugins.hpc.views.no_host import NO_HOST_SUBMIT, NoHostRow
 from workbench_plugins.hpc.views.poller import QueuePoller
 from workbench_plugins.hpc.views.queue_source import (
     LogRequest,
     QueueSnapshot,
     QueueSource,
+    newer,
     tracked_rows,
 )
 from workbench_plugins.hpc.views.submit_form import SubmitForm, describe, question_box
@@ -54,17 +58,6 @@ from workbench_plugins.hpc.views.submit_form import SubmitForm, describe, questi
 ALL_HOSTS = "All hosts"
 MINE, EVERYONE = "My jobs", "All users"
 COLUMN_WIDTHS = (90, 70, 45, 200, 80, 105, 130, 75, 80)  # host ... time limit; nodes stretch
-
-
-def newer(known: JobRow, update: JobRow) -> JobRow:
-    """A listed row with a tracker's news (state, reason, time, exit code) and its own rest."""
-    return replace(
-        known,
-        state=update.state,
-        reason=update.reason,
-        elapsed=update.elapsed or known.elapsed,
-        exit_code=update.exit_code or known.exit_code,
-    )
 
 
 @dataclass
@@ -82,6 +75,7 @@ class QueueView(QWidget):
         actions: QueueActions,
         poll_seconds: float = 10.0,
         host_trust: HostTrust | None = None,
+        add_host: Callable[[QWidget], QDialog] | None = None,
     ) -> None:
         super().__init__()
         self.setObjectName("hpc-queue-view")
@@ -89,6 +83,8 @@ class QueueView(QWidget):
         self.queue_actions = actions
         self.host_trust = host_trust
         self._hosts = hosts
+        self._add_host = add_host
+        self.host_form: QDialog | None = None
         self._rows: dict[JobKey, JobRow] = {}
         self._users: dict[str, str] = {}
         self._partitions: dict[str, list[str]] = {}
@@ -137,9 +133,12 @@ class QueueView(QWidget):
         self.message.hide()
         layout = QVBoxLayout(self)
         layout.addLayout(self._toolbar())
+        layout.addWidget(self._no_host_row(), 1)  # in the table's place while there is none
         layout.addWidget(self.problems)
         layout.addWidget(self.message)
         layout.addWidget(splitter, 1)
+        self.splitter = splitter
+        self._show_host_state()
 
         self.poller = QueuePoller(source, self._hosts, self._log_request, poll_seconds, self)
         self.poller.polled.connect(self.show_snapshot)
@@ -168,6 +167,50 @@ class QueueView(QWidget):
         bar.addWidget(self.updated)
         return bar
 
+    def _no_host_row(self) -> QWidget:
+        self.no_host = NoHostRow(can_add=self._add_host is not None)
+        self.no_host_label, self.add_host_button = self.no_host.label, self.no_host.add_button
+        self.add_host_button.clicked.connect(self.open_host_form)
+        return self.no_host
+
+    def _show_host_state(self) -> None:
+        """No host: say so, offer to add one, and keep Submit… off (with the reason)."""
+        has_host = bool(self._hosts())
+        self.no_host.setVisible(not has_host)
+        self.splitter.setVisible(has_host)
+        for widget in (self.host_filter, self.user_filter, self.refresh_button, self.cancel_button):
+            widget.setEnabled(has_host)
+        self.submit_button.setEnabled(has_host)
+        self.submit_button.setToolTip("" if has_host else NO_HOST_SUBMIT)
+        if not has_host:
+            self.updated.setText("")
+
+    def open_host_form(self) -> None:
+        if self._add_host is None or self.host_form is not None:
+            return
+        form = self.host_form = self._add_host(self)
+
+        def answered(_result: int) -> None:
+            self.host_form = None
+            self.host_added()
+
+        form.finished.connect(answered)
+        form.open()
+
+    def host_added(self) -> None:
+        """Re-read the hosts (the form may have saved one) and start reading the queue."""
+        shown = [self.host_filter.itemText(i) for i in range(1, self.host_filter.count())]
+        hosts = self._hosts()
+        if hosts != shown:
+            self.host_filter.blockSignals(True)
+            self.host_filter.clear()
+            self.host_filter.addItem(ALL_HOSTS)
+            self.host_filter.addItems(hosts)
+            self.host_filter.blockSignals(False)
+        self._show_host_state()
+        if hosts and self.isVisible():
+            self.poller.start()
+
     # -- polling ------------------------------------------------------------------------------
     def refresh(self) -> None:
         """Poll now (on the worker; returns at once)."""
@@ -175,7 +218,8 @@ class QueueView(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        self.poller.start()
+        if self._hosts():  # nothing to ask without a host ("updated" would say nothing true)
+            self.poller.start()
 
     def hideEvent(self, event: QHideEvent) -> None:
         self.poller.timer.stop()  # a hidden view need not ask the cluster
@@ -196,7 +240,8 @@ class QueueView(QWidget):
         self._users.update(snapshot.users)
         self._partitions.update(snapshot.partitions)
         self.problems.show_problems(snapshot.problems)
-        self.updated.setText(f"updated {time.strftime('%H:%M:%S')}")
+        if self._hosts():
+            self.updated.setText(f"updated {time.strftime('%H:%M:%S')}")
         self._apply_filter()
         if snapshot.log is not None:
             self._append_log(snapshot)
@@ -287,7 +332,7 @@ class QueueView(QWidget):
     def open_submit_form(self) -> None:
         hosts = self._hosts()
         if not hosts:
-            self.say("No HPC host is configured: add one in Settings > HPC, then Submit.")
+            self.say(NO_HOST_SUBMIT)
             return
         current = self.host_filter.currentText()
         form = self.form = SubmitForm(self, hosts, self._partitions, current)

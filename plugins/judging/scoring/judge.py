@@ -1,8 +1,9 @@
 """The judge's calls: one structured-output call per stage and three meta checks (coverage,
-verbosity, physical sanity), each through LangChain's `with_structured_output` (tool calling), so
-any chat model with tools can judge, and a ScriptedChatModel can be scripted to.
+verbosity, physical sanity), each through LangChain's `with_structured_output`: the backend's own
+way (a JSON-schema grammar for llama.cpp, Ollama's `format` schema, OpenAI's json_schema response
+format; tool calling for a ScriptedChatModel), so any chat model can judge.
 
-A reply that cannot be read (no tool call, broken JSON, fields out of range) is asked again ONCE,
+A reply that cannot be read (no verdict, broken JSON, fields out of range) is asked again ONCE,
 with a note saying what was wrong; a second bad reply (or a call that raises twice) is recorded as
 a JudgeFailure and gives no score. Every call records its tokens (the backend's usage), seconds,
 attempts and whether it was retried.
@@ -24,9 +25,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
+from langchain_core.exceptions import OutputParserException
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from workbench.agents.accounting import usage_of
 from workbench.agents.backends import make_chat_model
@@ -155,8 +157,26 @@ def _reason(result: Any) -> str:
         return f"the verdict did not fit the schema: {result['parsing_error']}"[:500]
     raw = result.get("raw")
     if getattr(raw, "invalid_tool_calls", None):
-        return "the tool call's arguments were not valid JSON"
-    return "the reply had no tool call with a verdict"
+        return "the verdict was not valid JSON"
+    return "the reply had no verdict: no tool call or JSON object with its fields"
+
+
+def retry_note(reason: str, schema: type[BaseModel]) -> HumanMessage:
+    """What the judge hears before its one retry."""
+    return HumanMessage(
+        f"Your reply could not be read ({reason}). Answer again with one {schema.__name__} "
+        "verdict: every field, each within its range."
+    )
+
+
+def failed_call_reason(error: BaseException) -> str:
+    """Why a judge call raised, in words: the backend's failure (a server down, a model missing)
+    is "the call failed: ..."; anything else is Workbench's own fault and says so, rather than
+    sending a person to check a server (a TypeError inside our llama.cpp call once did)."""
+    what = f"{type(error).__name__}: {error}"
+    if is_model_error(error):
+        return f"the call failed: {what}"[:500]
+    return f"Workbench's judge call broke ({what}); a bug in Workbench, not the judge model"[:500]
 
 
 @dataclass
@@ -256,8 +276,14 @@ class JudgeSession:
             answered.attempts += 1
             try:
                 result = runnable.invoke(messages)
+            except (ValidationError, OutputParserException) as unfit:
+                # langchain-openai's json_schema reading validates the reply itself and raises
+                # what include_raw reports for other backends: a bad reply, asked again
+                answered.reason = f"the verdict did not fit the schema: {unfit}"[:500]
+                messages = [*messages, retry_note(answered.reason, schema)]
+                continue
             except Exception as error:  # a backend or script error counts as a bad attempt
-                answered.reason = f"the call failed: {type(error).__name__}: {error}"[:500]
+                answered.reason = failed_call_reason(error)
                 if is_model_error(error):  # no retry: the next attempt meets the same server
                     self.unreachable = answered.reason
                 continue
@@ -270,11 +296,7 @@ class JudgeSession:
                 answered.verdict = parsed
                 continue
             answered.reason = _reason(result)
-            retry_note = HumanMessage(
-                f"Your reply could not be read ({answered.reason}). Answer again by calling the "
-                f"tool {schema.__name__} once, with valid arguments."
-            )
-            messages = [*messages, retry_note]
+            messages = [*messages, retry_note(answered.reason, schema)]
         return answered
 
     def judge_stage(self, stage: str, content: str) -> StageVerdict | None:

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import threading
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, field_validator
 
 from workbench.core.events import JobCancelRequested, JobFinished, JobProgress, JobStarted
 from workbench.core.tools import ToolContext, ToolFailure
-from workbench_plugins.judging.problems.model import Problem
 from workbench_plugins.judging.tools.problems import known_problem
+
+if TYPE_CHECKING:  # the problems (pint) load at the first call, not when tools register
+    from workbench_plugins.judging.problems.model import Problem
 
 CALLS_PER_GRADING = 11  # one per stage and three meta checks (fewer when stages are missing)
 # a solution in 8 stages is a few thousand characters; more is not a solution, and each of the

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
 from workbench.core.tools import ToolContext, ToolFailure
-from workbench_plugins.judging.problems.model import SUBJECTS, Problem
-from workbench_plugins.judging.problems.registry import families, problem, problem_set
+
+if TYPE_CHECKING:  # the problems (pint, 0.35 s) load at the first call, not when tools register
+    from workbench_plugins.judging.problems.model import Problem
 
 
 class ListArgs(BaseModel):
@@ -48,6 +50,8 @@ class ProblemResult(BaseModel):
 
 def known_problem(problem_id: str) -> Problem:
     """The problem, or a ToolFailure that says how to name one."""
+    from workbench_plugins.judging.problems.registry import problem
+
     try:
         return problem(problem_id)
     except (ValueError, KeyError) as error:
@@ -57,6 +61,9 @@ def known_problem(problem_id: str) -> Problem:
 
 
 def list_problems(args: ListArgs, context: ToolContext) -> ListResult:
+    from workbench_plugins.judging.problems.model import SUBJECTS
+    from workbench_plugins.judging.problems.registry import families, problem_set
+
     if args.subject and args.subject not in SUBJECTS:
         raise ToolFailure(
             f"Unknown subject {args.subject!r}.", hint=f"Use one of: {', '.join(SUBJECTS)}."

@@ -42,6 +42,7 @@ from workbench_plugins.judging.views.grade_report import GradeReport
 from workbench_plugins.judging.views.judge_run import (
     CALLS_PER_GRADING,
     META_CALLS,
+    RULE_BASED,
     JudgeFactory,
     JudgeWatch,
     judge_model,
@@ -100,6 +101,16 @@ class GradingView(QWidget):
             "the one before) or flat (no propagation)"
         )
         self.graph_box.currentTextChanged.connect(self._graph_changed)
+        self.judge_box = named(QComboBox(), "judging-judge")
+        self.judge_box.addItem(f"Model: {self.context.settings.model}", False)
+        self.judge_box.addItem(RULE_BASED, True)
+        self.judge_box.setItemData(
+            1,
+            "Fixed marking rules, not a language model: no tokens, and its scores check the "
+            "pipeline rather than judge the physics",
+            Qt.ItemDataRole.ToolTipRole,
+        )
+        self.judge_box.setToolTip("Who grades: the chat's model, or the rule-based rubric")
         self.images_box = named(QCheckBox("Send the diagram"), "judging-images")
         self.images_box.setToolTip("Only for a judge model that reads images")
         self.grade_button = named(QPushButton("Grade"), "judging-grade")
@@ -119,6 +130,8 @@ class GradingView(QWidget):
         buttons = QHBoxLayout()
         buttons.addWidget(self.take_chat)
         buttons.addStretch(1)
+        buttons.addWidget(QLabel("Judge"))
+        buttons.addWidget(self.judge_box)
         buttons.addWidget(QLabel("Graph"))
         buttons.addWidget(self.graph_box)
         buttons.addWidget(self.images_box)
@@ -220,14 +233,23 @@ class GradingView(QWidget):
         self.expected_calls = len(parse_solution(text).present) + META_CALLS
         self._set_busy(True)
         graph, images = self.graph_box.currentText(), self.images_box.isChecked()
-        start_task(self._grade(problem, text, watch, graph, images), name="judging-grade")
+        rules = bool(self.judge_box.currentData())
+        start_task(self._grade(problem, text, watch, graph, images, rules), name="judging-grade")
 
     async def _grade(
-        self, problem: Problem, text: str, watch: JudgeWatch, graph: str, images: bool
+        self,
+        problem: Problem,
+        text: str,
+        watch: JudgeWatch,
+        graph: str,
+        images: bool,
+        rules: bool = False,
     ) -> None:
         settings = self.context.settings
         try:
-            judge, judge_name = await asyncio.to_thread(judge_model, self.judge_factory, settings)
+            judge, judge_name = await asyncio.to_thread(
+                judge_model, self.judge_factory, settings, problem, rule_based=rules
+            )
             result = await asyncio.to_thread(
                 run_grading,
                 problem,
@@ -256,6 +278,7 @@ class GradingView(QWidget):
             self.progress.setFormat("Cancelling after the judge call under way…")
 
     def _ended(self, watch: JudgeWatch, report: GradeReport | None, failure: str) -> None:
+        cancelled, calls = watch.cancelled, watch.calls  # read before `is` narrows its type
         if not shiboken6.isValid(self) or watch is not self.watch:
             return
         self.watch = None
@@ -264,11 +287,11 @@ class GradingView(QWidget):
             self.results.clear("Not graded.")
             self.graph.clear_scores("no score")
             self.show_message(failure)
-            self.progress.setFormat("Cancelled" if watch.cancelled else "Failed")
+            self.progress.setFormat("Cancelled" if cancelled else "Failed")
         else:
             self.show_report(report)
             failed = f", {report.failed_calls} failed" if report.failed_calls else ""
-            self.progress.setFormat(f"Done: {watch.calls} judge calls{failed}")
+            self.progress.setFormat(f"Done: {calls} judge calls{failed}")
         self.graded.emit()
 
     def show_report(self, report: GradeReport) -> None:

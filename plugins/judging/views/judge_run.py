@@ -1,6 +1,7 @@
 """One grading off the GUI thread: the judge model, progress per judge call, and Cancel.
 
-The judge is the settings model unless a `judge_factory` gives one (tests: a scripted model).
+The judge is the settings model unless a `judge_factory` gives one (tests: a scripted model), or
+the rule-based rubric when the person chose it in the panel (no model: fixed rules, no tokens).
 The pipeline reports each judge call as it ends (`on_call`) and asks before each call whether
 to go on (`cancelled`), so a cancelled grading stops after the call under way. Qt-free.
 """
@@ -14,14 +15,16 @@ from langchain_core.language_models import BaseChatModel
 
 from workbench.agents.model_errors import backend_label
 from workbench.core.settings import Settings
+from workbench_plugins.judging.bench.rubric_judge import RubricJudge
 from workbench_plugins.judging.problems.model import Problem
-from workbench_plugins.judging.scoring.judge import chat_judge
+from workbench_plugins.judging.scoring.judge import Judge, chat_judge
 from workbench_plugins.judging.scoring.pipeline import CallRecord, Grade, grade
 from workbench_plugins.judging.scoring.stages import STAGE_NAMES
 
 JudgeFactory = Callable[[], "str | BaseChatModel | None"]
 META_CALLS = 3  # coverage, verbosity, sanity
 CALLS_PER_GRADING = 8 + META_CALLS  # a complete solution: a call per stage and the checks
+RULE_BASED = "Rule-based rubric (no model)"
 META_NAMES = {"coverage": "coverage", "verbosity": "verbosity", "sanity": "physical sanity"}
 
 
@@ -49,9 +52,19 @@ class JudgeWatch:
         self.on_call(count, what if record.ok else f"{what} (failed)")
 
 
-def judge_model(factory: JudgeFactory | None, settings: Settings) -> tuple[BaseChatModel, str]:
-    """The judge and its name for messages: the factory's model or spec, else the settings
-    model (blocking: off the GUI)."""
+def judge_model(
+    factory: JudgeFactory | None,
+    settings: Settings,
+    problem: Problem | None = None,
+    *,
+    rule_based: bool = False,
+) -> tuple[Judge, str]:
+    """The judge and its name for messages: the rubric when `rule_based` (for `problem`), else
+    the factory's model or spec, else the settings model (blocking: off the GUI)."""
+    if rule_based:
+        if problem is None:
+            raise ValueError("the rule-based rubric judges one problem: give it")
+        return RubricJudge(problem), RULE_BASED
     chosen = factory() if factory is not None else None
     if isinstance(chosen, BaseChatModel):
         return chosen, f"the {chosen._llm_type} model"
@@ -62,7 +75,7 @@ def judge_model(factory: JudgeFactory | None, settings: Settings) -> tuple[BaseC
 def run_grading(
     problem: Problem,
     text: str,
-    judge: BaseChatModel,
+    judge: Judge,
     watch: JudgeWatch,
     *,
     graph: str,

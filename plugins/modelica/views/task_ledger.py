@@ -2,6 +2,8 @@
 
 `run_status.status_of(find_run(run_id))` touches the ledger's SQLite, so it is read on a worker
 thread; bursts of refreshes while a read is under way coalesce into one more read after it.
+A candidate with no invariant stated is never called ready (the ledger's rule, "every required
+invariant supported", holds vacuously): it says "nothing checked yet", in grey.
 """
 
 from __future__ import annotations
@@ -130,11 +132,12 @@ class RunLedger(QWidget):
             self.table.setItem(row, 1, _item(value, colour))
         if not status.invariants:
             none = "no ledger in the plain loop" if self.mode == "plain" else "none stated yet"
-            self.readiness.setText(f"Invariants: {none}. {status.readiness}")
+            self.readiness.setText(f"Invariants: {none}. Nothing checked yet, so not ready.")
+            colour = STATUS_COLOURS[Status.OPEN]
         else:
             self.readiness.setText(status.readiness)
-        ready = READY_COLOURS[status.ready]
-        self.readiness.setStyleSheet(f"background: {ready}; color: {TEXT_ON_PASTEL}; padding: 3px")
+            colour = READY_COLOURS[status.ready]
+        self.readiness.setStyleSheet(f"background: {colour}; color: {TEXT_ON_PASTEL}; padding: 3px")
         self.read.emit()
 
 

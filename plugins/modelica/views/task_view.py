@@ -202,6 +202,26 @@ class TaskView(QWidget):
         else:
             self.show_message(f"Run {progress.run_id} is not one this session can cancel.")
 
+    # -- closing the window ---------------------------------------------------------------------
+    def closing_stops(self) -> list[str]:
+        """What closing the window would stop (the window asks first)."""
+        progress = self.progress
+        if progress is None or progress.finished:
+            return []
+        return [f"the Modelica task run {progress.run_id}"]
+
+    def stop_for_close(self) -> None:
+        """The window closes: the followed run stops after its current step (its thread is a
+        daemon, so it never keeps the process alive meanwhile)."""
+        progress = self.progress
+        if progress is None or progress.finished:
+            return
+        from workbench_plugins.modelica.driver.background import handle_of
+
+        handle = handle_of(progress.run_id)
+        if handle is not None:
+            handle.cancel()
+
     def show_message(self, text: str) -> None:
         self.message.setText(text)
         self.message.setVisible(bool(text))

@@ -17,6 +17,7 @@ from workbench_plugins.printing.slicing.slice_tool import (
     slice_paths,
 )
 from workbench_plugins.printing.tools import actions, status
+from workbench_plugins.printing.tools.precheck import printer_precheck
 
 
 def tools() -> list[Tool]:
@@ -62,6 +63,7 @@ def _looking() -> list[Tool]:
             status.StatusResult,
             status.connect_printer,
             SideEffect.PHYSICAL,
+            precheck=printer_precheck,
         ),
         Tool(
             "disconnect_printer",
@@ -75,7 +77,8 @@ def _looking() -> list[Tool]:
 
 
 def _acting() -> list[Tool]:
-    """The physical actions: confirmed by a person before they run."""
+    """The physical actions: confirmed by a person before they run, and only about a printer
+    that is configured (`printer_precheck`)."""
     return [
         Tool(
             "upload_and_print",
@@ -88,6 +91,7 @@ def _acting() -> list[Tool]:
             actions.upload_and_print,
             SideEffect.PHYSICAL,
             files=actions.print_file,
+            precheck=printer_precheck,
         ),
         Tool(
             "pause_print",
@@ -96,6 +100,7 @@ def _acting() -> list[Tool]:
             actions.ActionResult,
             actions.pause_print,
             SideEffect.PHYSICAL,
+            precheck=printer_precheck,
         ),
         Tool(
             "resume_print",
@@ -105,6 +110,7 @@ def _acting() -> list[Tool]:
             actions.ActionResult,
             actions.resume_print,
             SideEffect.PHYSICAL,
+            precheck=printer_precheck,
         ),
         Tool(
             "resume_from_layer",
@@ -114,6 +120,7 @@ def _acting() -> list[Tool]:
             actions.ActionResult,
             actions.resume_from_layer,
             SideEffect.PHYSICAL,
+            precheck=printer_precheck,
         ),
         Tool(
             "cancel_print",
@@ -122,5 +129,6 @@ def _acting() -> list[Tool]:
             actions.ActionResult,
             actions.cancel_print,
             SideEffect.PHYSICAL,
+            precheck=printer_precheck,
         ),
     ]

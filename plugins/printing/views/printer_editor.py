@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.secrets import SERVICE, SecretUnavailable, get_secret
+from workbench.core.secrets import SERVICE, SecretUnavailable, get_secret, has_session_secret
 from workbench.ui.settings_form import ERROR_STYLE, INVALID_STYLE
 from workbench_plugins.printing.config import prusalink_secret_key
 from workbench_plugins.printing.views.printer_drafts import PrinterDraft, serial_ports
@@ -203,6 +203,9 @@ class PrinterEditor(QWidget):
         self.secret.setPlaceholderText(
             f"stored: type a new {what} to replace it" if stored else f"the printer's {what}"
         )
+        if stored and has_session_secret(entry):
+            self.secret_entry.setText(f"Kept for this session only (entry '{entry}').")
+            return
         self.secret_entry.setText(
             f"Kept in the system keyring, service '{SERVICE}', entry '{entry}': {state}."
         )

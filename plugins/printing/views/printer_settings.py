@@ -3,8 +3,10 @@
 Profiles are saved to [plugins.printing] `printers` through the app's settings (nothing is saved
 while any field is wrong; every message sits under its field). A PrusaLink API key or digest
 password goes to the system keyring under the profile's entry, which the dialog names, and never
-into settings; without a usable keyring the dialog says so with doctor's advice and still saves
-the rest. "Test connection" runs the doctor's own check of that printer on a worker thread.
+into settings. Without a usable keyring the dialog says so in one sentence (the advice on an
+encrypted file keyring in its tooltip) and offers the way that works there: typed keys kept for
+this session only, in memory, written nowhere; the rest is saved as usual. "Test connection"
+runs the doctor's own check of that printer on a worker thread.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from html import escape
 import shiboken6
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
@@ -30,6 +33,7 @@ from workbench.core.doctor import CheckResult
 from workbench.core.secrets import (
     SERVICE,
     SecretUnavailable,
+    keep_for_session,
     keyring_advice,
     keyring_status,
     set_secret,
@@ -66,8 +70,13 @@ class PrinterSettingsDialog(QDialog):
         self.current = -1
         self.tests_running = 0
 
-        self.keyring = note_label(style=ERROR_STYLE)
+        self.keyring = note_label(style=NOTE_STYLE)
         self.keyring.setObjectName("keyring-status")
+        self.session_keys = QCheckBox(
+            "Keep typed keys for this session only (in memory, written nowhere)"
+        )
+        self.session_keys.setObjectName("printer-session-keys")
+        self.session_keys.hide()
         self.summary = note_label(style=ERROR_STYLE)
         self.summary.setObjectName("printer-errors")
         self.summary.hide()
@@ -104,26 +113,42 @@ class PrinterSettingsDialog(QDialog):
         body.addWidget(self.editor, 5)
         layout = QVBoxLayout(self)
         layout.addWidget(self.keyring)
+        layout.addWidget(self.session_keys)
         layout.addWidget(self.summary)
         layout.addLayout(body, 1)
         layout.addWidget(self.status)
-        layout.addWidget(QLabel(f"Saved to {self.context.paths.settings_file}"))
+        where = QLabel(f"Save writes the printers to {self.context.paths.settings_file}")
+        where.setObjectName("printer-settings-file")
+        layout.addWidget(where)
         layout.addWidget(self.buttons)
 
     def _show_keyring(self) -> None:
         state = keyring_status()
         if state.kind == "none":
-            headline = (
-                f"No usable keyring: {state.detail}. API keys and passwords cannot be stored; "
-                "your other changes can."
+            # one sentence and the way on that works here; what to install is in the tooltip
+            self.keyring.setText(
+                "No system keyring on this computer, so keys cannot be stored: "
+                "use them for this session only, or set up an encrypted file keyring."
             )
+            self.keyring.setToolTip(f"{state.detail}. {keyring_advice()}")
+            self.session_keys.setChecked(True)
+            self.session_keys.show()
         elif state.kind == "plaintext":
-            headline = f"Keys are stored unencrypted: {state.detail}."
+            self.keyring.setText(
+                f"<b>{escape(f'Keys are stored unencrypted: {state.detail}.')}</b>"
+            )
+            self.keyring.setToolTip(keyring_advice())
         else:
             self.keyring.hide()
             return
-        self.keyring.setText(f"<b>{escape(headline)}</b><br>{escape(keyring_advice())}")
         self.keyring.show()
+
+    def _keep(self, entry: str, secret: str) -> None:
+        """Store a key in the keyring, or (when chosen) for this session only."""
+        if self.session_keys.isVisible() and self.session_keys.isChecked():
+            keep_for_session(entry, secret)
+        else:
+            set_secret(entry, secret)
 
     def _load_profiles(self) -> None:
         settings = self.context.settings
@@ -260,7 +285,7 @@ class PrinterSettingsDialog(QDialog):
             if not draft.secret or profile.transport != "prusalink":
                 continue
             try:
-                set_secret(profile.secret_key, draft.secret)
+                self._keep(profile.secret_key, draft.secret)
             except SecretUnavailable as error:
                 draft.errors["secret"] = str(error)
                 failed.append(draft.label)
@@ -275,7 +300,9 @@ class PrinterSettingsDialog(QDialog):
                 "see the message under its field. It is still typed in; Save again after fixing "
                 "the keyring, or Cancel to leave it."
             )
-        if stored:
+        if stored and self.session_keys.isVisible() and self.session_keys.isChecked():
+            self.status.setText(f"Kept for this session only: {', '.join(stored)}")
+        elif stored:
             self.status.setText(f"Stored in the keyring (service '{SERVICE}'): {', '.join(stored)}")
         return not failed
 
@@ -291,8 +318,8 @@ class PrinterSettingsDialog(QDialog):
         if profile is None:
             return
         if draft.secret and profile.transport == "prusalink":
-            try:  # the check reads the key from the keyring, as printing will
-                set_secret(profile.secret_key, draft.secret)
+            try:  # the check reads the key from the keyring (or the session), as printing will
+                self._keep(profile.secret_key, draft.secret)
             except SecretUnavailable as error:
                 draft.errors["secret"] = str(error)
                 self.editor.show_errors(draft.errors)

@@ -67,6 +67,7 @@ class DocumentsView(QWidget):
         self.runner = Runner(self)
         self.documents: list[DocumentInfo] = []
         self.adding = False
+        self.searching = 0  # searches (and model loads) not yet answered
         self.report: AddReport | None = None
         self.question: QMessageBox | None = None
         self.dialog: QFileDialog | None = None
@@ -316,14 +317,49 @@ class DocumentsView(QWidget):
         self.search.set_modes(modes.dense, modes.reason)
 
     def run_search(self, query: str, mode: str) -> None:
+        if self.backend.model_to_load(mode):  # seconds: said, not "Searching…" all along
+
+            def loaded(_none: None) -> None:
+                self.searching -= 1
+                self.search.model_loaded(mode)
+                self._search(query, mode)
+
+            def not_loaded(error: BaseException) -> None:
+                self.searching -= 1
+                self.search.model_loaded(mode)
+                self.search.show_error(_words(error))
+
+            self.searching += 1
+            self.search.loading_model()
+            self.runner.run(self.backend.load_model, loaded, not_loaded)
+            return
+        self._search(query, mode)
+
+    def _search(self, query: str, mode: str) -> None:
+        self.searching += 1
+
         def found(hits: list[Hit]) -> None:
+            self.searching -= 1
             sources = {info.path: self.backend.source(info.path) for info in self.documents}
             self.search.show_hits(query, mode, hits, sources)
 
         def failed(error: BaseException) -> None:
+            self.searching -= 1
             self.search.show_error(_words(error))
 
         self.runner.run(lambda: self.backend.search(query, mode), found, failed)
+
+    # -- closing the window ---------------------------------------------------------------------
+    def closing_stops(self) -> list[str]:
+        """What closing the window would stop (the window asks first)."""
+        said = ["adding documents to the index"] if self.adding else []
+        return said + (["a document search"] if self.searching else [])
+
+    def stop_for_close(self) -> None:
+        """The window closes: stop adding after the file under way, drop searches; the workers
+        are daemon threads, so nothing here keeps the process alive."""
+        self._cancel.set()
+        self.runner.stop()
 
     def open_hit(self, hit: Hit) -> None:
         passage = hit.passage

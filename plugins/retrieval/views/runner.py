@@ -1,12 +1,18 @@
 """Index work off the GUI thread: each job runs on a worker, its result (or error) comes back to
 the GUI thread through a queued signal. Two workers: adding files (long) must not hold up a
-search or the list."""
+search or the list.
+
+The workers are daemon threads: a job under way when the window closes (a first search loading
+the model for tens of seconds, a file being indexed) never keeps the process alive; `stop` drops
+what was queued and whatever a running job returns."""
 
 from __future__ import annotations
 
 import logging
+import queue
+import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Any
 
 import shiboken6
@@ -15,6 +21,42 @@ from PySide6.QtCore import QObject, Qt, Signal
 log = logging.getLogger(__name__)
 Done = Callable[[Any], None]
 Failed = Callable[[BaseException], None]
+Job = tuple[Callable[[], Any], "Future[Any]"]
+
+
+class _Lane:
+    """One daemon worker thread taking jobs in order."""
+
+    def __init__(self, name: str) -> None:
+        self.jobs: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._work, name=name, daemon=True)
+        self.thread.start()
+
+    def submit(self, job: Callable[[], Any]) -> Future[Any]:
+        future: Future[Any] = Future()
+        self.jobs.put((job, future))
+        return future
+
+    def _work(self) -> None:
+        while (item := self.jobs.get()) is not None:
+            job, future = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(job())
+            except BaseException as error:  # delivered to the view's `failed`
+                future.set_exception(error)
+
+    def stop(self) -> None:
+        """Cancel what waits; the thread ends after the job under way (never waited for)."""
+        while True:
+            try:
+                item = self.jobs.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None:
+                item[1].cancel()
+        self.jobs.put(None)
 
 
 class Runner(QObject):
@@ -22,8 +64,8 @@ class Runner(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._quick = ThreadPoolExecutor(max_workers=1, thread_name_prefix="documents-view")
-        self._long = ThreadPoolExecutor(max_workers=1, thread_name_prefix="documents-add")
+        self._quick = _Lane("documents-view")
+        self._long = _Lane("documents-add")
         self._stopped = False
         self.running = 0  # jobs not yet delivered (tests wait for 0)
         self._finished.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
@@ -55,6 +97,8 @@ class Runner(QObject):
             log.exception("documents view: handling a job's result failed")
 
     def stop(self) -> None:
+        if self._stopped:
+            return
         self._stopped = True
-        self._quick.shutdown(wait=False, cancel_futures=True)
-        self._long.shutdown(wait=False, cancel_futures=True)
+        self._quick.stop()
+        self._long.stop()

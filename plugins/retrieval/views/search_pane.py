@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSize, Qt, Signal
+from PySide6.QtCore import (
+    QElapsedTimer,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QPainter, QStandardItemModel, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -16,6 +24,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QProgressBar,
     QPushButton,
     QStyle,
     QStyledItemDelegate,
@@ -35,6 +44,7 @@ MODE_TIPS = {
     "fused": "Keyword and dense ranks combined (reciprocal rank fusion)",
 }
 HIT_ROLE = Qt.ItemDataRole.UserRole + 1
+MODEL_LOAD_S = 25  # the offline MiniLM's first load on two cores (embeddings.OfflineEmbedder)
 Index = QModelIndex | QPersistentModelIndex
 
 
@@ -88,6 +98,16 @@ class SearchPane(QWidget):
         self.status = named(QLabel(), "documents-search-status")
         self.status.setWordWrap(True)
         self.status.setStyleSheet("color: #57606a;")
+        # the first dense or fused search loads the model first: said, with the time it takes
+        self.loading_bar = named(QProgressBar(), "documents-model-loading")
+        self.loading_bar.setRange(0, 0)  # busy: the load reports no fraction
+        self.loading_bar.setMaximumHeight(8)
+        self.loading_bar.setTextVisible(False)
+        self.loading_bar.hide()
+        self._loading_clock = QElapsedTimer()
+        self._loading_tick = QTimer(self)
+        self._loading_tick.setInterval(500)
+        self._loading_tick.timeout.connect(self._say_loading)
         self.hits = named(QListWidget(), "documents-hits")
         self.hits.setItemDelegate(HtmlDelegate(self.hits))
         # a light selection: the previews' dark text and marks stay readable on it
@@ -109,6 +129,7 @@ class SearchPane(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(row)
         layout.addWidget(self.status)
+        layout.addWidget(self.loading_bar)
         layout.addWidget(self.hits, 1)
         self.last_query = ""
         self.set_modes(False, "checking whether an embedding model answers…")
@@ -142,6 +163,24 @@ class SearchPane(QWidget):
         self.last_query = query
         self.status.setText(f"Searching ({self.mode.currentData()})…")
         self.search_requested.emit(query, str(self.mode.currentData()))
+
+    def loading_model(self) -> None:
+        """The search waits for the model to load: say so, with the seconds so far."""
+        self._loading_clock.start()
+        self.loading_bar.show()
+        self._loading_tick.start()
+        self._say_loading()
+
+    def _say_loading(self) -> None:
+        seconds = self._loading_clock.elapsed() // 1000
+        self.status.setText(
+            f"Loading the search model (first search only, about {MODEL_LOAD_S} s)… {seconds} s"
+        )
+
+    def model_loaded(self, mode: str) -> None:
+        self._loading_tick.stop()
+        self.loading_bar.hide()
+        self.status.setText(f"Searching ({mode})…")
 
     def show_hits(self, query: str, mode: str, hits: list[Hit], source_of: dict[str, str]) -> None:
         self.hits.clear()

@@ -5,6 +5,8 @@ under or beside it (density_plots.py); a header holds the run's description (eli
 widens the window), the iteration counter and a Cancel button, the side the Run form that calls
 `optimize_design` through the registry. Whichever way a run starts (the agent, the chat's /tool,
 the Run button), the form shows that run's problem, conditions and seed (run_arguments.py).
+Under the header, the design's readiness from the ledger ("Not ready: single_component violated"),
+so it is read where the design is (design_readiness.py).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from workbench.core.tools import ToolOutcome
 from workbench.ui.bridge import subscribe_in_gui
 from workbench.ui.elided_label import ElidedLabel
 from workbench_plugins.topopt.views.density_plots import DensityPlots
+from workbench_plugins.topopt.views.design_readiness import design_readiness
 from workbench_plugins.topopt.views.gui_tasks import start_gui_task
 from workbench_plugins.topopt.views.run_arguments import (
     effective_config,
@@ -62,6 +65,7 @@ class DensityView(QWidget):
 
     frame_drawn = Signal(int)  # iteration number, after the image and curve were updated
     run_finished = Signal(object)  # the ToolOutcome of a run started from the form
+    readiness_shown = Signal()  # the stored design's readiness was read and shown
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -103,6 +107,10 @@ class DensityView(QWidget):
         self.status_label = QLabel("idle")
         self.status_label.setObjectName("topopt-status")
         self.status_label.setWordWrap(True)
+        self.readiness_label = QLabel("")
+        self.readiness_label.setObjectName("topopt-readiness")
+        self.readiness_label.setWordWrap(True)
+        self.readiness_label.hide()
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setObjectName("topopt-cancel")
         self.cancel_button.setEnabled(False)
@@ -134,6 +142,7 @@ class DensityView(QWidget):
         header.addWidget(self.cancel_button)
         layout = QVBoxLayout(self)
         layout.addLayout(header)
+        layout.addWidget(self.readiness_label)
         layout.addWidget(self.density_plots, 1)
 
     # -- following a job ------------------------------------------------------------------------
@@ -157,6 +166,7 @@ class DensityView(QWidget):
         self.iteration_label.setText("iteration -")
         self.objective_label.setText("")
         self.status_label.setText(f"{job_id}: running")
+        self.readiness_label.hide()  # the new design is not checked until the run ends
         self.cancel_button.setEnabled(True)
 
     def _job_started(self, event: JobStarted) -> None:
@@ -287,6 +297,15 @@ class DensityView(QWidget):
         if stored.history:
             self.iteration_label.setText(f"{len(stored.history)} iterations")
             self.objective_label.setText(f"objective {stored.history[-1]:.6g}")
+        readiness = await asyncio.to_thread(design_readiness, self.context.ledger, stored.design)
+        if not shiboken6.isValid(self) or self.job_state == "running":
+            return
+        self.readiness_label.setVisible(readiness is not None)
+        if readiness is not None:
+            self.readiness_label.setText(readiness.text)
+            self.readiness_label.setToolTip(readiness.detail)
+            self.readiness_label.setStyleSheet(readiness.style)
+        self.readiness_shown.emit()
 
 
 def density_view(context: AppContext) -> DensityView:

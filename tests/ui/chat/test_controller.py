@@ -284,6 +284,7 @@ def test_choosing_a_model_is_saved_and_used_from_the_next_run(
         missing = write_script(tmp_path, [], "gone.json")
         Path(missing.removeprefix("scripted:")).unlink()
         chat.controller.set_model(missing)
+        await chat.tasks.settle()  # every runtime is built off the GUI thread
         [problem] = chat.surface.lines("error")
         assert problem.text.startswith(f"The model {missing!r} cannot be used")
         assert chat.surface.model == (missing, problem.text)

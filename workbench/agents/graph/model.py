@@ -128,7 +128,10 @@ def _judged(message: AIMessage | None) -> tuple[str, str]:
     ):
         return "empty_message", "no text and no tool call"
     if message.invalid_tool_calls:
-        return "invalid_tool_call", "tool call arguments are not valid JSON"
+        # the backend's own account when it has one (llama.cpp: the reply was cut off)
+        why = str(message.invalid_tool_calls[0].get("error") or "").strip().splitlines()
+        detail = "tool call arguments are not valid JSON"
+        return "invalid_tool_call", f"{detail} ({why[0][:200]})" if why else detail
     return "", ""
 
 

@@ -15,6 +15,7 @@ from langchain_core.runnables import Runnable
 from langgraph.graph.message import add_messages
 
 from workbench.agents.accounting import AgentLog
+from workbench.agents.routing.prior import RoutingPrior
 from workbench.agents.toolbridge import CLARIFY, handoff_name, handoff_schema, schemas_for
 from workbench.core.context import AppContext
 from workbench.core.plugins import Specialist
@@ -79,6 +80,7 @@ class GraphDeps:
     log: AgentLog
     max_routes: int = MAX_CONSECUTIVE_ROUTES
     max_retries: int = MAX_RETRIES
+    prior: RoutingPrior | None = None  # the supervisor's routing prior (None: the model alone)
     allowed: dict[str, list[str]] = field(init=False)  # tool names per agent
     bound: dict[str, Runnable] = field(init=False)  # the model with each agent's tool schemas
 

@@ -3,10 +3,18 @@ hands the request to one specialist (`transfer_to_<name>`) or answers the engine
 
 Unusable replies and unusable hand-offs go back to the model a bounded number of times; handing
 the same request to the same specialist too many times in a row stops the turn.
+
+The first hand-off of each request is weighed against the routing prior (workbench.agents.routing:
+the request scored against each specialist's description and examples, no large model needed);
+decision.py has the rule by which the model confirms or overrides it. Later hand-offs of the same
+request ("then export it") are the model's alone: the prior only sees the engineer's words.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import uuid
 from typing import Any, NamedTuple
 
 from langchain_core.messages import (
@@ -35,6 +43,8 @@ from workbench.agents.graph.model import (
 from workbench.agents.graph.run import emit, final, thread_of
 from workbench.agents.graph.state import SPECIALIST, SUPERVISOR, AgentState, GraphDeps, entry
 from workbench.agents.prompts import supervisor_prompt
+from workbench.agents.routing.decision import Decision, decide
+from workbench.agents.routing.prior import Ranking
 from workbench.agents.toolbridge import (
     ToolRun,
     handoff_name,
@@ -44,6 +54,7 @@ from workbench.agents.toolbridge import (
 )
 from workbench.core.tools import FieldProblem, ToolError
 
+log = logging.getLogger(__name__)
 HANDOFF_PREFIX = "transfer_to_"
 
 
@@ -75,10 +86,21 @@ class SupervisorNode:
                 return Command(update={"retries": left, "nudge": nudge}, goto=SUPERVISOR)
             return final(give_up_text(deps, reply), "gave_up", config, {"retries": 0})
         message, bad = sanitized(reply.message)
-        if not message.tool_calls:
-            return final(text_of(message.content), "answered", config)
-
         target, answers = self._sorted_calls(message, bad)
+        ranking = await self._ranking(state)
+        decision = decide(ranking, target.specialist if target else "")
+        if not message.tool_calls and not decision.specialist:
+            return final(text_of(message.content), "answered", config)
+        said = message  # what the model said goes to the transcript, whoever decided
+        if decision.specialist and (target is None or decision.specialist != target.specialist):
+            # the prior's choice: the engineer's own words go to it, as the model's task was
+            # written for another specialist (or could not be read, or there was none)
+            call_id = target.call_id if target else _first_call_id(message)
+            target = Handoff(decision.specialist, _request_of(state), call_id)
+            message, answers = _as_handoff(message, target), []
+        elif target is not None and ranking is not None:  # the model's pick, with the prior
+            target = target._replace(task=_with_request(target.task, _request_of(state)))
+            message = _as_handoff(message, target, keep_others=True)
         update: dict[str, Any] = {
             "messages": [message, *answers],
             "nudge": "",
@@ -86,8 +108,8 @@ class SupervisorNode:
                 entry(
                     "assistant",
                     SUPERVISOR,
-                    text_of(message.content),
-                    tool_calls=[dict(c) for c in message.tool_calls],
+                    text_of(said.content),
+                    tool_calls=[dict(c) for c in said.tool_calls],
                 ),
                 *[
                     entry("tool", SUPERVISOR, text_of(a.content), tool=a.name, ok=False)
@@ -97,7 +119,22 @@ class SupervisorNode:
         }
         if target is None:  # every call was unusable: the model hears why and tries again
             return self._no_usable_handoff(state, message, update, config)
-        return self._route(state, target, update, config)
+        return self._route(state, target, update, config, decision)
+
+    async def _ranking(self, state: AgentState) -> Ranking | None:
+        """The prior's ranking for the request's first hand-off; None when the prior has no say
+        (none installed, one specialist, a later hand-off) or fails (then the model decides)."""
+        prior, specialists = self.deps.prior, list(self.deps.specialists.values())
+        if prior is None or len(specialists) < 2 or state.get("last_routed"):
+            return None
+        request = _request_of(state)
+        if not request.strip():
+            return None
+        try:  # off the event loop: the first call loads the embedder (seconds)
+            return await asyncio.to_thread(prior.rank, request, specialists)
+        except Exception:
+            log.exception("the routing prior failed; the model routes alone")
+            return None
 
     def _sorted_calls(
         self, message: AIMessage, bad: dict[str, BadCall]
@@ -169,7 +206,12 @@ class SupervisorNode:
         )
 
     def _route(
-        self, state: AgentState, target: Handoff, update: dict[str, Any], config: RunnableConfig
+        self,
+        state: AgentState,
+        target: Handoff,
+        update: dict[str, Any],
+        config: RunnableConfig,
+        decision: Decision,
     ) -> Command:
         """Hand over to the target specialist, unless it had this request too often in a row."""
         name, task, call_id = target
@@ -196,8 +238,20 @@ class SupervisorNode:
             )
             update["messages"].append(refusal)
             return final(text, "loop_stopped", config, update)
-        emit(Routed(thread_id=thread_of(config), agent=SUPERVISOR, specialist=name, task=task))
-        update["transcript"].append(entry("handoff", SUPERVISOR, task, specialist=name))
+        emit(
+            Routed(
+                thread_id=thread_of(config),
+                agent=SUPERVISOR,
+                specialist=name,
+                task=task,
+                how=decision.how,
+                proposed=decision.proposed,
+                prior=decision.scores,
+            )
+        )
+        update["transcript"].append(
+            entry("handoff", SUPERVISOR, task, specialist=name, how=decision.how)
+        )
         return Command(
             update={
                 **update,
@@ -212,3 +266,47 @@ class SupervisorNode:
             },
             goto=SPECIALIST,
         )
+
+
+def _request_of(state: AgentState) -> str:
+    """The engineer's latest message."""
+    for message in reversed(state.get("messages", [])):
+        if isinstance(message, HumanMessage):
+            return text_of(message.content)
+    return ""
+
+
+def _first_call_id(message: AIMessage) -> str:
+    """The id the prior's hand-off takes: the model's first call's, or a new one."""
+    if message.tool_calls:
+        return id_of(message.tool_calls[0])
+    return f"call_{uuid.uuid4().hex[:12]}"
+
+
+def _with_request(task: str, request: str) -> str:
+    """The model's task instruction with the engineer's own words: a small model's instruction
+    can be garbled ("tranfrm_tos_hpc"), and the request is what the specialist must do."""
+    if not request.strip() or request.strip() in task:
+        return task
+    return f"{task}\n\nThe engineer's request: {request}"
+
+
+def _as_handoff(message: AIMessage, target: Handoff, keep_others: bool = False) -> AIMessage:
+    """The supervisor's reply as the hand-off that is followed (its other calls kept, answered
+    as refused, if `keep_others`), so the conversation the model reads next shows the call the
+    specialist's report answers."""
+    call = ToolCall(
+        name=handoff_name(target.specialist),
+        args={"task": target.task},
+        id=target.call_id,
+        type="tool_call",
+    )
+    others = [c for c in message.tool_calls if id_of(c) != target.call_id] if keep_others else []
+    return AIMessage(
+        content=message.content,
+        tool_calls=[call, *others],
+        id=message.id,
+        name=message.name,
+        usage_metadata=message.usage_metadata,
+        response_metadata=message.response_metadata,
+    )

@@ -16,7 +16,7 @@ Qt widgets (render and forward the engineer's actions to the controller):
   cards.py         the chat items: message bubbles, tool cards, questions, notes, errors
   chat_view.py     ChatView, the scrolling column of items
   dialogs.py       the non-blocking confirmation dialogs
-  input_line.py    the input line with shell-like history
+  input_line.py    the multi-line input (Enter sends, Shift+Enter breaks), shell-like history
   conversation_bar.py, model_picker.py   the bars above and below the transcript
 
 This __init__ imports nothing, so that importing the controller never loads Qt.

@@ -15,9 +15,8 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from workbench.agents import AgentRuntime, RunResult
 from workbench.agents.events import AgentEvent, InterruptRequested
 from workbench.core.context import AppContext
 from workbench.ui.chat.commands import HELP_TEXT, parse_input
@@ -26,9 +25,12 @@ from workbench.ui.chat.surface import ChatSurface, Spawn
 from workbench.ui.chat.tool_calls import ToolCalls
 from workbench.ui.chat.transcript import Transcript
 
+if TYPE_CHECKING:  # the runtime (LangChain, LangGraph) is imported off the GUI thread, when needed
+    from workbench.agents.runtime import AgentRuntime, RunResult
+
 log = logging.getLogger(__name__)
 EventHandler = Callable[[AgentEvent], None]
-Run = Callable[[EventHandler], Awaitable[RunResult]]
+Run = Callable[[EventHandler], Awaitable["RunResult | None"]]
 
 
 class ChatController:
@@ -39,11 +41,16 @@ class ChatController:
         *,
         spawn: Spawn,
         runtime: AgentRuntime | None = None,
+        before_model: Callable[[], Awaitable[object]] | None = None,
     ) -> None:
+        """`before_model`: awaited before the settings' model is built (the panel: until the
+        window has painted; the runtime's imports would only slow its first paint)."""
         self.context = context
         self.surface = surface
         self.spawn = spawn
-        self.models = ModelChoice(context, surface, spawn, from_settings=runtime is None)
+        self.models = ModelChoice(
+            context, surface, spawn, from_settings=runtime is None, before_start=before_model
+        )
         self.models.on_loaded = self._model_loaded
         self.transcript = Transcript(surface, self.retry)
         self.tools = ToolCalls(context, surface, self.transcript, spawn)
@@ -135,6 +142,10 @@ class ChatController:
             self.surface.raise_approval()
             return
         runtime = self.models.current()
+        if runtime is None and self.models.loading and not self.models.reads_file:
+            # the runtime is being built (a second at most): the message waits for it
+            self._start_run(lambda on_event: self._send_when_loaded(text, on_event))
+            return
         if runtime is None and self.models.loading:
             self.surface.note(self.models.problem)  # not an error: it is on its way
             return
@@ -145,6 +156,14 @@ class ChatController:
             self.thread_id = runtime.new_thread()
         thread_id = self.thread_id
         self._start_run(lambda on_event: runtime.send(thread_id, text, on_event))
+
+    async def _send_when_loaded(self, text: str, on_event: EventHandler) -> RunResult | None:
+        runtime = await self.models.loaded()
+        if runtime is None:  # the build failed: the model's problem is already shown
+            return None
+        if self.thread_id is None:
+            self.thread_id = runtime.new_thread()
+        return await runtime.send(self.thread_id, text, on_event)
 
     # -- runs -----------------------------------------------------------------------------------
     def _start_run(self, run: Run) -> None:

@@ -4,24 +4,44 @@ the engineer picks another model, and closed properly (after a run still unwindi
 A runtime built from the settings follows them: when the settings dialog changes the model, the
 next run uses the new one. A runtime handed in (tests: a scripted model) is kept as it is.
 
-A model that loads in this process (llama.cpp: seconds to read the GGUF file) is built on a worker
-thread, whether the settings name it at start or the engineer picks it; until it is ready the
-picker says "loading model…" and the chat says so instead of sending. Models picked
-by hand are remembered (workbench.ui.gui_state) so the model menu lists them again.
+Every runtime is built on a worker thread, never on the GUI thread: the first one imports the
+agent runtime with LangChain and LangGraph (about a second), which the window does not wait for
+at start (`before_start`: once the window is up). A model that loads in this process (llama.cpp:
+seconds to read the GGUF file) says so: the picker says "loading model…" and the chat asks to
+send again once it is loaded; a message sent while another model is being built waits for it
+(`loaded`). Models picked by hand are remembered (workbench.ui.gui_state) so the model menu lists
+them again.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import Any
+import threading
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
-from workbench.agents import AgentRuntime, BackendError
+from workbench.agents.errors import BackendError
 from workbench.core.context import AppContext
 from workbench.ui.chat.surface import ChatSurface, Spawn
 from workbench.ui.gui_state import remember_model
 
-LOADS_IN_PROCESS = "llamacpp:"  # specs whose runtime reads a model file: built off the GUI thread
+if TYPE_CHECKING:
+    from workbench.agents.runtime import AgentRuntime
+
+LOADS_IN_PROCESS = "llamacpp:"  # specs whose runtime reads a model file: seconds, said so
+
+
+# One runtime is built at a time: two builds at once import the same libraries (LangChain,
+# llama.cpp's bindings) from two threads, which crashed the interpreter in tests.
+_BUILDING = threading.Lock()
+
+
+def make_runtime(context: AppContext, spec: str) -> AgentRuntime:
+    """The runtime for `spec`; blocking (imports LangChain the first time): call it off-thread."""
+    with _BUILDING:
+        from workbench.agents.runtime import AgentRuntime
+
+        return AgentRuntime(context, spec)
 
 
 class RuntimeKeeper:
@@ -60,6 +80,7 @@ class ModelChoice:
         spawn: Spawn,
         *,
         from_settings: bool,
+        before_start: Callable[[], Awaitable[object]] | None = None,
     ) -> None:
         self.context = context
         self.surface = surface
@@ -69,6 +90,9 @@ class ModelChoice:
         self.from_settings = from_settings
         self.loading = ""  # the spec being built on a worker thread
         self.on_loaded: Callable[[], None] | None = None  # called when a load finished
+        self.before_start = before_start  # awaited before the settings' model is built
+        self._load_done: asyncio.Event | None = None  # set when the load under way ends
+        self.failed = ""  # the spec whose build failed last: not retried at every message
 
     @property
     def runtime(self) -> AgentRuntime | None:
@@ -80,27 +104,13 @@ class ModelChoice:
         self.problem = ""
         self.surface.show_model(runtime.model_spec)
 
-    def build(self, spec: str) -> bool:
-        """A runtime for `spec`; False (and `problem` says why) when it cannot be made."""
-        try:
-            runtime = AgentRuntime(self.context, spec)
-        except (BackendError, ValueError, OSError) as error:  # bad spec, missing key or file
-            self._cannot_use(spec, error)
-            return False
-        self.use(runtime)
-        return True
-
     def _cannot_use(self, spec: str, error: Exception) -> None:
         self.problem = f"The model {spec!r} cannot be used: {error}"
         self.surface.show_model(spec, self.problem)
 
     def start(self, spec: str) -> None:
-        """The settings' model at start: one that reads a model file loads on a worker thread,
-        so the window opens at once and the picker says "loading model…" meanwhile."""
-        if spec.startswith(LOADS_IN_PROCESS):
-            self._load_later(spec, picked=False)
-        else:
-            self.build(spec)
+        """The settings' model at start, built off the GUI thread once the window is up."""
+        self._load_later(spec, picked=False, wait=self.before_start)
 
     def choose(self, spec: str) -> None:
         """The engineer picked another model: remembered in settings, used from the next run."""
@@ -109,27 +119,54 @@ class ModelChoice:
         except ValueError as error:
             self.surface.error(f"{spec!r} is not a model name the settings accept: {error}")
             return
-        self.loading = ""  # a model still loading is no longer wanted
-        if spec.startswith(LOADS_IN_PROCESS):
-            self._load_later(spec, picked=True)
-        elif self.build(spec):
-            self._chosen(spec)
-        else:
-            self.surface.error(self.problem)
+        self._load_later(spec, picked=True)  # a model still loading is no longer wanted
 
-    def _load_later(self, spec: str, *, picked: bool) -> None:
+    @property
+    def reads_file(self) -> bool:
+        """The model being loaded reads a model file (seconds): the chat asks to send later."""
+        return self.loading.startswith(LOADS_IN_PROCESS)
+
+    def _load_later(
+        self, spec: str, *, picked: bool, wait: Callable[[], Awaitable[object]] | None = None
+    ) -> None:
         self.loading = spec
         self.problem = ""
-        self.surface.show_model(spec, loading=True)
-        self.surface.note(f"Loading {spec} (a few seconds)…")
-        self.spawn(self._build_off_thread(spec, picked), name="chat:load-model")
+        if self._load_done is not None:
+            self._load_done.set()  # whoever waited for the previous model stops waiting
+        self._load_done = asyncio.Event()
+        if spec.startswith(LOADS_IN_PROCESS):
+            self.surface.show_model(spec, loading=True)
+            self.surface.note(f"Loading {spec} (a few seconds)…")
+        else:
+            self.surface.show_model(spec)
+        self.spawn(self._build_off_thread(spec, picked, wait), name="chat:load-model")
 
-    async def _build_off_thread(self, spec: str, picked: bool) -> None:
+    async def loaded(self) -> AgentRuntime | None:
+        """The runtime once the load under way has ended (None if it failed or was replaced)."""
+        done = self._load_done
+        if self.loading and done is not None:
+            await done.wait()
+        return None if self.loading else self.runtime
+
+    async def _build_off_thread(
+        self, spec: str, picked: bool, wait: Callable[[], Awaitable[object]] | None
+    ) -> None:
+        done = self._load_done
         try:
-            runtime = await asyncio.to_thread(AgentRuntime, self.context, spec)
+            if wait is not None:
+                await wait()
+            if self.loading == spec:
+                await self._build(spec, picked)
+        finally:
+            if done is not None and self._load_done is done:
+                done.set()
+
+    async def _build(self, spec: str, picked: bool) -> None:
+        try:
+            runtime = await asyncio.to_thread(make_runtime, self.context, spec)
         except (BackendError, ValueError, OSError) as error:
             if self.loading == spec:
-                self.loading = ""
+                self.loading, self.failed = "", spec
                 if self.surface.alive():
                     self._cannot_use(spec, error)
                     self.surface.error(self.problem)
@@ -137,11 +174,11 @@ class ModelChoice:
         if self.loading != spec or not self.surface.alive():  # another pick, or the chat closed
             runtime.close()
             return
-        self.loading = ""
+        self.loading = self.failed = ""
         self.use(runtime)
         if picked:
             self._chosen(spec)
-        else:
+        elif spec.startswith(LOADS_IN_PROCESS):
             self.surface.note(f"Model: {spec} is loaded.", tone="ok")
         if self.on_loaded is not None:
             self.on_loaded()
@@ -166,10 +203,9 @@ class ModelChoice:
             return None
         wanted = self.context.settings.model
         runtime = self.runtime
-        if self.from_settings and runtime is not None and runtime.model_spec != wanted:
-            if wanted.startswith(LOADS_IN_PROCESS):  # never read a model file on the GUI thread
-                self._load_later(wanted, picked=False)
-                self.problem = f"The model {wanted} is still loading; send again in a moment."
-                return None
-            self.build(wanted)
+        stale = runtime is not None and runtime.model_spec != wanted != self.failed
+        if self.from_settings and stale:  # the settings dialog changed the model
+            self._load_later(wanted, picked=False)  # never build a runtime on the GUI thread
+            self.problem = f"The model {wanted} is still loading; send again in a moment."
+            return None
         return self.runtime

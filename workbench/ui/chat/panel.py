@@ -8,14 +8,15 @@ answered, a dialog's yes or no. Background work runs as coroutines on the GUI's 
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import shiboken6
-from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QCompleter,
     QDockWidget,
     QHBoxLayout,
     QLabel,
@@ -25,7 +26,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.agents import AgentRuntime, RunResult
 from workbench.agents.accounting import Conversation
 from workbench.agents.events import AgentEvent, InterruptRequested
 from workbench.core.context import AppContext
@@ -40,11 +40,15 @@ from workbench.ui.chat.commands import completions
 from workbench.ui.chat.controller import ChatController
 from workbench.ui.chat.conversation_bar import ConversationBar
 from workbench.ui.chat.dialogs import agent_tool_dialog, tool_command_dialog
-from workbench.ui.chat.input_line import HistoryLineEdit
+from workbench.ui.chat.input_line import ChatInput
 from workbench.ui.chat.job_links import StartedJobs
 from workbench.ui.chat.model_picker import ModelPicker
 from workbench.ui.chat.style import COLOURS
 from workbench.ui.chat.surface import Tone
+from workbench.ui.startup.interactive import FirstPaint
+
+if TYPE_CHECKING:  # the runtime (LangChain, LangGraph) is imported off the GUI thread, when needed
+    from workbench.agents.runtime import AgentRuntime, RunResult
 
 
 def view_for_tool(context: AppContext, tool: str) -> ViewSpec | None:
@@ -53,6 +57,21 @@ def view_for_tool(context: AppContext, tool: str) -> ViewSpec | None:
 
 
 CITING_TOOL = "search_documents"  # citations open the view that shows its results
+# The settings' model is built on a worker thread this long after the chat first painted (or,
+# never shown, after the fallback): the runtime's imports (LangChain, LangGraph, about a second of
+# CPU) then neither delay the window's first paint nor wait for the first message.
+RUNTIME_AFTER_PAINT_S = 0.2
+RUNTIME_FALLBACK_S = 3.0
+PAINT_POLL_S = 0.05
+
+
+async def after_first_paint(painted: asyncio.Event) -> None:
+    """Until a moment after the chat's first paint (or the fallback, if it is never shown)."""
+    waited = 0.0
+    while not painted.is_set() and waited < RUNTIME_FALLBACK_S:
+        await asyncio.sleep(PAINT_POLL_S)  # polled: no task of its own left behind
+        waited += PAINT_POLL_S
+    await asyncio.sleep(RUNTIME_AFTER_PAINT_S)
 
 
 class ChatPanel(QWidget):
@@ -72,7 +91,15 @@ class ChatPanel(QWidget):
         """`runtime`: talk through it (tests: a scripted model), else the settings' model."""
         super().__init__(parent)
         self.context = context
-        self.controller = ChatController(context, self, spawn=start_task, runtime=runtime)
+        self._painted = asyncio.Event()  # set at the first paint
+        self.controller = ChatController(
+            context,
+            self,
+            spawn=start_task,
+            runtime=runtime,
+            # not a method of the panel: the controller must not keep the widget alive
+            before_model=functools.partial(after_first_paint, self._painted),
+        )
         self._gui_thread = threading.get_ident()
         self._question: QuestionCard | None = None
         self._approval_box: QMessageBox | None = None
@@ -84,6 +111,9 @@ class ChatPanel(QWidget):
         self.destroyed.connect(self.started_jobs.close)
         # the keeper, not the panel: it must outlive the panel to close the runtime
         self.destroyed.connect(self.controller.models.keeper.shutdown)
+        # a child object watches for the first paint: an override on the panel itself would be
+        # called by Qt while the panel is being destroyed, after its Python side is gone
+        self._first_paint = FirstPaint(self, self._painted.set)
         self.controller.start()
 
     def _build_widgets(self) -> None:
@@ -98,10 +128,13 @@ class ChatPanel(QWidget):
         self.token_label = QLabel()
         self.token_label.setObjectName("chat-tokens")
         self.token_label.setStyleSheet(f"color: {COLOURS['note']};")
-        self.input = HistoryLineEdit()
+        self.input = ChatInput()
         self.input.setObjectName("chat-input")
-        self.input.setPlaceholderText("Message the agent, or /tool NAME {json}  (/help)")
-        self.input.returnPressed.connect(self.submit)
+        self.input.setPlaceholderText(
+            "Message the agent (Enter sends, Shift+Enter starts a new line), "
+            "or /tool NAME {json}  (/help)"
+        )
+        self.input.send_requested.connect(self.submit)
         self.send_button = QPushButton("Send")
         self.send_button.setObjectName("chat-send")
         self.send_button.clicked.connect(self.submit)
@@ -110,25 +143,23 @@ class ChatPanel(QWidget):
         self.stop_button.setToolTip("Stop the agent's run (the conversation is kept)")
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.stop)
-        self._completions = QStringListModel(self)
-        completer = QCompleter(self._completions, self)
-        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        self.input.setCompleter(completer)
-        self._completions.setStringList(completions(self.context.registry.names()))
+        self.input.set_completions(completions(self.context.registry.names()))
 
     def _lay_out(self) -> None:
         # the token count beside the model's name: the status and offer below get the full width
         self.model_picker.button_row.addWidget(self.token_label)
-        row = QHBoxLayout()
-        row.addWidget(self.input, 1)
-        row.addWidget(self.send_button)
-        row.addWidget(self.stop_button)
+        # the input across the whole width; Send and Stop on their own row below, not beside it
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.send_button)
+        buttons.addWidget(self.stop_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.conversation_bar)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.model_picker)
-        layout.addLayout(row)
+        layout.addWidget(self.input)
+        layout.addLayout(buttons)
 
     # -- the controller's state, for the window and tests ---------------------------------------
     @property

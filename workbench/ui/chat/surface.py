@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine, Sequence
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-from workbench.agents import RunResult
 from workbench.agents.accounting import Conversation
 from workbench.agents.events import AgentEvent, InterruptRequested
 from workbench.core.tools import ToolOutcome
+
+if TYPE_CHECKING:  # the runtime (LangChain, LangGraph) is imported when the first message is sent
+    from workbench.agents.runtime import RunResult
 
 # a note's tone: which of the chat's colours (style.COLOURS) it is written in
 Tone = Literal["note", "ok", "declined", "workbench"]

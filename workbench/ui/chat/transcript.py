@@ -25,11 +25,10 @@ from workbench.agents.events import (
     ToolFinished,
     ToolStarted,
 )
-from workbench.agents.graph.run import USER_CANCELLED
 from workbench.ui.chat.job_links import follow_jobs
 from workbench.ui.chat.summaries import summarize, summarize_text
 from workbench.ui.chat.surface import ChatSurface, StreamedMessage, ToolCardView, cite
-from workbench.ui.chat.wording import failure_headline, malformed_note
+from workbench.ui.chat.wording import USER_CANCELLED, failure_headline, malformed_note
 
 SUPERVISOR = "supervisor"
 RETRY_KINDS = ("model_unreachable", "model_error", "internal")
@@ -143,8 +142,16 @@ class Transcript:
         partial = self.close_bubble()
         if partial is not None:  # its model call never finished: not in the conversation
             partial.discard("interrupted, not kept")
+        stopped = event.kind in ("cancelled", USER_CANCELLED)  # the person's Stop or Cancel
         for card in self._cards.values():
-            if card.status == "running":
+            if card.status == "running" and stopped:  # neutral, not a red error (issue 29)
+                card.finish(
+                    False,
+                    summary="Cancelled",
+                    error="stopped by you before it finished",
+                    error_kind=USER_CANCELLED,
+                )
+            elif card.status == "running":
                 card.finish(False, error="did not finish: the run ended")
         if event.kind == "cancelled":
             self.surface.note("Stopped. The conversation is kept; send a message to go on.")

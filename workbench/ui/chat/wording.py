@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from workbench.agents.graph.run import USER_CANCELLED
+# The runtime's workbench.agents.graph.run.USER_CANCELLED, spelt out so the chat does not import
+# LangGraph at start (tests/ui/test_startup_imports.py checks both are the same).
+USER_CANCELLED = "cancelled_by_user"
 
 HEADLINE_CHARS = 140
 Caller = Literal["agent", "you"]

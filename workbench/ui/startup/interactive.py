@@ -25,8 +25,10 @@ from workbench.ui.startup.variables import LAUNCH_VARIABLE, REPORT_VARIABLE
 EXIT_REPORT_FAILED = 3
 
 
-class _FirstPaint(QObject):
-    """Calls `on_painted` once, when the watched window first paints itself."""
+class FirstPaint(QObject):
+    """Calls `on_painted` once, when the watched widget first paints itself, then stops watching
+    (a child of the widget, so Qt never calls it on a half-destroyed widget; no filter after
+    the first paint, so later events cost nothing). Keep a reference while it watches."""
 
     def __init__(self, window: QWidget, on_painted: Callable[[], None]) -> None:
         super().__init__(window)
@@ -36,6 +38,7 @@ class _FirstPaint(QObject):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
         if event.type() == QEvent.Type.Paint and self.on_painted is not None:
             on_painted, self.on_painted = self.on_painted, None
+            watched.removeEventFilter(self)
             on_painted()
         return False  # the window paints as usual
 
@@ -61,6 +64,9 @@ def report_when_interactive(app: QApplication, window: QWidget) -> bool:
             "qt": qVersion(),
             "python": sys.version.split()[0],
             "mapped_files": mapped_files(),  # after the measurement: what a cold start reads
+            # what was imported by then (top-level packages): the start must stay without the
+            # agent runtime, VTK and plotting libraries (tests/ui/test_startup_imports.py)
+            "packages": sorted({name.partition(".")[0] for name in list(sys.modules)}),
         }
         try:
             _write_atomically(Path(target), json.dumps(report, indent=1))
@@ -71,7 +77,7 @@ def report_when_interactive(app: QApplication, window: QWidget) -> bool:
         window.close()
         app.exit(0)  # also when a busy service kept the window open: the measurement is done
 
-    _FirstPaint(window, painted)
+    FirstPaint(window, painted)
     return True
 
 

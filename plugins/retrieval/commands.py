@@ -1,5 +1,5 @@
 """Headless indexing with a progress bar: `workbench --headless retrieval add PATH...` (or
-`python -m workbench_plugins.retrieval.cli PATH...`).
+`python -m workbench_plugins.retrieval.commands PATH...`).
 
 Adds files or folders to the index of the workspace, with the settings' size limit. Ctrl+C
 stops cleanly at the next step: the file being read is left as the index had it, the files done
