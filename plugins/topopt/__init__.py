@@ -31,7 +31,7 @@ plugin = Plugin(
             "STL",
             "workbench_plugins.topopt.views:stl_view",
             shows=("convert_design_to_stl",),
-            warm_up="pyvista",  # VTK (seconds) off the GUI thread; pyvistaqt is Qt: not here
+            warm_up="workbench_plugins.topopt.vtk_preload:preload",  # VTK off the GUI thread
         ),
     ),
 )

@@ -107,8 +107,8 @@ def test_the_guide_shows_once_on_first_start_and_can_be_skipped(
     assert guide.windowModality() == Qt.WindowModality.NonModal and not guide.isModal()
     assert window.isEnabled()  # the window behind stays usable
     assert guide_shown(app.paths.config_dir)  # remembered as soon as shown
-    # the printing plugin provides printers; nothing provides SSH hosts or documents folders
-    assert step_names(guide) == ["guide-step:model", "guide-step:printer"]
+    # the printing plugin provides printers, the HPC plugin SSH hosts; nothing documents folders
+    assert step_names(guide) == ["guide-step:model", "guide-step:printer", "guide-step:ssh_host"]
     status = guide.findChild(QLabel, "guide-model-status")
     qtbot.waitUntil(lambda: "no server at" in status.text(), timeout=TIMEOUT_MS)
     assert status.text() == f"In use: ollama:qwen3:4b — no server at {os.environ['OLLAMA_HOST']}"
@@ -165,6 +165,8 @@ def test_the_printer_step_opens_the_printing_plugins_printers_dialog(
 def test_steps_appear_only_for_plugins_that_provide_them(
     qtbot: QtBot, app: AppContext, open_window
 ) -> None:
+    assert [s.kind for s in setup_steps(app.plugins)] == ["printer", "ssh_host"]
+    del app.plugins.plugins["hpc"]  # the stand-in provides the SSH hosts instead
     assert [s.kind for s in setup_steps(app.plugins)] == ["printer"]
     app.plugins.plugins[STAND_IN.name] = STAND_IN
     steps = setup_steps(app.plugins)

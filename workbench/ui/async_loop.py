@@ -82,6 +82,15 @@ def start_task(coroutine: Coroutine[Any, Any, T], *, name: str = "") -> asyncio.
     return task
 
 
+def cancel_tasks(prefix: str) -> int:
+    """Cancel the running GUI tasks whose name starts with `prefix` (a closing window's own:
+    a model still loading on a worker thread must not hold the window open); how many."""
+    doomed = [task for task in _running_tasks if task.get_name().startswith(prefix)]
+    for task in doomed:
+        task.cancel()
+    return len(doomed)
+
+
 def running_tasks() -> int:
     """How many GUI tasks are still running (tests wait for zero before tearing down)."""
     return len(_running_tasks)

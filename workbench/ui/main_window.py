@@ -29,7 +29,7 @@ from workbench.core.context import AppContext
 from workbench.core.events import Notice
 from workbench.core.plugins import Plugin, Service, ViewRequested, ViewSpec, view_showing
 from workbench.ui.approvals import DesktopApprovals
-from workbench.ui.async_loop import start_task
+from workbench.ui.async_loop import cancel_tasks, start_task
 from workbench.ui.bridge import subscribe_in_gui
 from workbench.ui.chat.panel import ChatDock
 from workbench.ui.dock_fitting import DockFitter
@@ -390,6 +390,7 @@ class MainWindow(QMainWindow):
             stop = getattr(view, "stop_for_close", None)
             if callable(stop):
                 stop()
+        cancel_tasks("chat:")  # loading a model, asking the servers: nothing to wait for now
         self.approvals.stop()  # what MCP clients still wait for is answered denied
         if self.mcp_panel is not None:
             self.mcp_panel.shutdown()
