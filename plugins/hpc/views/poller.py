@@ -12,8 +12,9 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import shiboken6
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
+from workbench.ui.bridge import gui_deliver
 from workbench_plugins.hpc.views.queue_source import LogRequest, QueueSnapshot, QueueSource
 
 log = logging.getLogger(__name__)
@@ -21,7 +22,6 @@ log = logging.getLogger(__name__)
 
 class QueuePoller(QObject):
     polled = Signal(object)  # QueueSnapshot, on the GUI thread
-    _finished = Signal(object)  # the worker's Future, queued to the GUI thread
 
     def __init__(
         self,
@@ -40,7 +40,6 @@ class QueuePoller(QObject):
         self._again = False
         self._stopped = False
         self.polls = 0  # finished polls, for tests and the benchmark
-        self._finished.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
         self.timer = QTimer(self)
         self.timer.setInterval(max(200, int(interval_s * 1000)))
         self.timer.timeout.connect(self.poll_now)
@@ -72,8 +71,13 @@ class QueuePoller(QObject):
         future.add_done_callback(self._from_worker)
 
     def _from_worker(self, future: Future[QueueSnapshot]) -> None:
+        # On the worker: never touch this QObject here (the GUI thread may be deleting it right
+        # now: a crash). The app's bridge, which lives as long as the app, carries it over.
+        gui_deliver(self._on_gui_thread, future)
+
+    def _on_gui_thread(self, future: Future[QueueSnapshot]) -> None:
         if shiboken6.isValid(self):  # the view may be gone by the time a slow host answered
-            self._finished.emit(future)
+            self._deliver(future)
 
     def _deliver(self, future: Future[QueueSnapshot]) -> None:
         self._running = False

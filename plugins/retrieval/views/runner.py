@@ -1,5 +1,5 @@
 """Index work off the GUI thread: each job runs on a worker, its result (or error) comes back to
-the GUI thread through a queued signal. Two workers: adding files (long) must not hold up a
+the GUI thread through the app's bridge (workbench.ui.bridge). Two workers: adding files (long) must not hold up a
 search or the list.
 
 The workers are daemon threads: a job under way when the window closes (a first search loading
@@ -16,7 +16,9 @@ from concurrent.futures import Future
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject
+
+from workbench.ui.bridge import gui_deliver
 
 log = logging.getLogger(__name__)
 Done = Callable[[Any], None]
@@ -60,15 +62,12 @@ class _Lane:
 
 
 class Runner(QObject):
-    _finished = Signal(object, object, object)  # future, on_done, on_error
-
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._quick = _Lane("documents-view")
         self._long = _Lane("documents-add")
         self._stopped = False
         self.running = 0  # jobs not yet delivered (tests wait for 0)
-        self._finished.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
 
     def run(
         self, job: Callable[[], Any], done: Done, failed: Failed, *, long: bool = False
@@ -80,8 +79,13 @@ class Runner(QObject):
         future.add_done_callback(lambda f: self._from_worker(f, done, failed))
 
     def _from_worker(self, future: Future[Any], done: Done, failed: Failed) -> None:
+        # On the worker: never touch this QObject here (the GUI thread may be deleting it right
+        # now: a crash). The app's bridge, which lives as long as the app, carries it over.
+        gui_deliver(self._on_gui_thread, (future, done, failed))
+
+    def _on_gui_thread(self, delivery: tuple[Future[Any], Done, Failed]) -> None:
         if shiboken6.isValid(self):  # the view may be gone by the time the job ended
-            self._finished.emit(future, done, failed)
+            self._deliver(*delivery)
 
     def _deliver(self, future: Future[Any], done: Done, failed: Failed) -> None:
         self.running -= 1

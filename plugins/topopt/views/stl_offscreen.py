@@ -18,7 +18,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QObject, Signal
+
+from workbench.ui.bridge import gui_deliver
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +124,12 @@ class OffscreenPainter(QObject):
         error = future.exception()
         if error is not None:
             log.warning("offscreen STL frame failed: %s", error)
-            self.failed.emit(f"offscreen drawing failed: {error}")
+            # on the worker: reach this QObject only from the GUI thread (it may be going)
+            gui_deliver(self._say_failed, f"offscreen drawing failed: {error}")
+
+    def _say_failed(self, message: str) -> None:
+        if shiboken6.isValid(self):
+            self.failed.emit(message)
 
     def _use_mesh(self, actor: Any, lights: list[Any], background: Any) -> None:
         if self._window is None:
