@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Iterator
@@ -27,6 +28,21 @@ from tests.rigs.sharing import (  # noqa: E402, F401
     pytest_collection_modifyitems,
 )
 from tests.support.memory_keyring import MemoryKeyring  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="session")
+def collect_on_the_main_thread() -> Iterator[None]:
+    """As the app does (workbench.ui.gui_collection): no automatic collection, which could start
+    on a worker thread and destroy a Qt object there; the main thread collects after each test."""
+    gc.disable()
+    yield
+    gc.enable()
+
+
+@pytest.fixture(autouse=True)
+def collected_after_the_test() -> Iterator[None]:
+    yield
+    gc.collect()
 
 
 @pytest.fixture(autouse=True)

@@ -23,6 +23,7 @@ from workbench.core.context import AppContext
 from workbench.core.plugins import Service, ServiceConflict
 from workbench.ui.async_loop import attached_event_loop
 from workbench.ui.first_run import show_guide_on_first_start
+from workbench.ui.gui_collection import GuiCollection
 from workbench.ui.main_window import MainWindow
 from workbench.ui.startup.interactive import report_when_interactive
 
@@ -74,6 +75,7 @@ def run_gui(argv: list[str]) -> int:
         return 1
 
     services: list[Service] = []
+    collection = GuiCollection(app)  # garbage with Qt objects is freed on the GUI thread only
     try:
         with attached_event_loop(app):
             services = start_services(context)
@@ -90,6 +92,7 @@ def run_gui(argv: list[str]) -> int:
         for service in reversed(services):
             _stop(service)
         context.close()
+        collection.stop()
 
 
 def app_icon() -> QIcon:
