@@ -39,10 +39,18 @@ def collect_on_the_main_thread() -> Iterator[None]:
     gc.enable()
 
 
+FULL_COLLECTION_EVERY = 50  # tests; a full collection of a heap holding torch and VTK is slow
+_tests_since_full = [0]
+
+
 @pytest.fixture(autouse=True)
 def collected_after_the_test() -> Iterator[None]:
     yield
-    gc.collect()
+    _tests_since_full[0] += 1
+    full = _tests_since_full[0] >= FULL_COLLECTION_EVERY
+    if full:
+        _tests_since_full[0] = 0
+    gc.collect(2 if full else 1)
 
 
 @pytest.fixture(autouse=True)
