@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 from collections.abc import Iterator
@@ -28,29 +27,6 @@ from tests.rigs.sharing import (  # noqa: E402, F401
     pytest_collection_modifyitems,
 )
 from tests.support.memory_keyring import MemoryKeyring  # noqa: E402
-
-
-@pytest.fixture(autouse=True, scope="session")
-def collect_on_the_main_thread() -> Iterator[None]:
-    """As the app does (workbench.ui.gui_collection): no automatic collection, which could start
-    on a worker thread and destroy a Qt object there; the main thread collects after each test."""
-    gc.disable()
-    yield
-    gc.enable()
-
-
-FULL_COLLECTION_EVERY = 50  # tests; a full collection of a heap holding torch and VTK is slow
-_tests_since_full = [0]
-
-
-@pytest.fixture(autouse=True)
-def collected_after_the_test() -> Iterator[None]:
-    yield
-    _tests_since_full[0] += 1
-    full = _tests_since_full[0] >= FULL_COLLECTION_EVERY
-    if full:
-        _tests_since_full[0] = 0
-    gc.collect(2 if full else 1)
 
 
 @pytest.fixture(autouse=True)
