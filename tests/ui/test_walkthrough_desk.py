@@ -25,7 +25,7 @@ import pytest
 import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDockWidget, QInputDialog, QLineEdit, QPushButton, QTabBar
+from PySide6.QtWidgets import QInputDialog, QLineEdit, QPushButton, QTabBar
 from pytestqt.qtbot import QtBot
 
 from tests.agents.conftest import call, calls, handoff, say, write_script
@@ -33,6 +33,7 @@ from tests.modelica.conftest import MODELS
 from tests.rigs.fake_ollama import FakeOllama
 from tests.rigs.require import require_module
 from tests.ui.heartbeat import Heartbeat
+from tests.ui.test_desk_walkthrough import in_front
 from workbench.core.context import AppContext
 from workbench.ui.app import share_the_interpreter_with_the_gui
 from workbench.ui.async_loop import running_tasks
@@ -137,11 +138,6 @@ class Desk:
         self.qtbot.waitUntil(lambda: dock.view is not None, timeout=STEP_TIMEOUT_MS)
         self.qtbot.waitUntil(lambda: in_front(dock), timeout=STEP_TIMEOUT_MS)
         return dock
-
-
-def in_front(dock: QDockWidget) -> bool:
-    widget = dock.widget()
-    return dock.isVisible() and widget is not None and not widget.visibleRegion().isEmpty()
 
 
 @pytest.fixture
