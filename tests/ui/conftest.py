@@ -1,4 +1,5 @@
-"""GUI test fixtures: a qasync loop on the test's QApplication, and main windows cleaned up after.
+"""GUI test fixtures: a qasync loop on the test's QApplication, main windows cleaned up after, and
+the address of a model server that refuses connections (`closed_url`).
 
 tests/conftest.py already gives every test its own WORKBENCH_HOME, Qt offscreen and an in-memory
 keyring, and provides `context` and `sample_plugins`.
@@ -13,6 +14,7 @@ import pytest
 import shiboken6
 from pytestqt.qtbot import QtBot
 
+from tests.rigs.fake_ollama import FakeOllama
 from workbench.core.context import AppContext
 from workbench.ui.async_loop import attached_event_loop, running_tasks
 from workbench.ui.main_window import MainWindow
@@ -22,6 +24,14 @@ from workbench.ui.main_window import MainWindow
 def gui_loop(qapp: object) -> Iterator[asyncio.AbstractEventLoop]:
     with attached_event_loop(qapp) as loop:  # type: ignore[arg-type]
         yield loop
+
+
+@pytest.fixture
+def closed_url() -> str:
+    """The address of a port that refuses connections, like a stopped `ollama serve`."""
+    server = FakeOllama().start()
+    server.kill()
+    return server.url
 
 
 @pytest.fixture

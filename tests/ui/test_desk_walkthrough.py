@@ -35,7 +35,6 @@ from pytestqt.qtbot import QtBot
 
 from tests.agents.conftest import call, calls, handoff, say, write_script
 from tests.modelica.conftest import MODELS
-from tests.rigs.fake_ollama import FakeOllama
 from tests.rigs.require import require_module, require_rig
 from tests.support.artifacts import artifact_folder
 from workbench.agents.defaults import embedded_available
@@ -143,14 +142,6 @@ def in_front(dock: QDockWidget) -> bool:
     """Shown and not hidden behind another tab."""
     widget = dock.widget()
     return dock.isVisible() and widget is not None and not widget.visibleRegion().isEmpty()
-
-
-@pytest.fixture
-def closed_url() -> str:
-    """The address of a port that refuses connections, like a stopped `ollama serve`."""
-    server = FakeOllama().start()
-    server.kill()
-    return server.url
 
 
 @pytest.fixture

@@ -19,7 +19,6 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
-from tests.rigs.fake_ollama import FakeOllama
 from tests.rigs.require import needs_rig
 from tests.support.artifacts import artifact_folder
 from tests.ui.sized_ollama import SizedOllama
@@ -42,14 +41,6 @@ needs_embedded = needs_rig(
     embedded_available(),
     "embedded extra not installed (pip install 'workbench[embedded]')",
 )
-
-
-@pytest.fixture
-def closed_url() -> str:
-    """The address of a port that refuses connections, like a stopped `ollama serve`."""
-    server = FakeOllama().start()
-    server.kill()
-    return server.url
 
 
 @pytest.fixture

@@ -30,7 +30,6 @@ from pytestqt.qtbot import QtBot
 
 from tests.agents.conftest import call, calls, handoff, say, write_script
 from tests.modelica.conftest import MODELS
-from tests.rigs.fake_ollama import FakeOllama
 from tests.rigs.require import require_module
 from tests.ui.heartbeat import Heartbeat
 from tests.ui.test_desk_walkthrough import in_front
@@ -138,14 +137,6 @@ class Desk:
         self.qtbot.waitUntil(lambda: dock.view is not None, timeout=STEP_TIMEOUT_MS)
         self.qtbot.waitUntil(lambda: in_front(dock), timeout=STEP_TIMEOUT_MS)
         return dock
-
-
-@pytest.fixture
-def closed_url() -> str:
-    """A port that refuses connections, like a stopped `ollama serve`."""
-    server = FakeOllama().start()
-    server.kill()
-    return server.url
 
 
 @pytest.fixture

@@ -8,12 +8,11 @@ from pathlib import Path
 from workbench.bench import BenchTask
 from workbench.bench.earned import CHEATS, CLAIMS_WITHOUT_WORK, FAILS_EVERY_CALL
 from workbench.bench.runner import PlannedCell
+from workbench.bench.validation import Validation, check_cheat
 from workbench_plugins.topopt.bench import policies, scoring, tasks
 from workbench_plugins.topopt.bench.suite import WorkflowSuite
 from workbench_plugins.topopt.bench.validate import (
     CI_GRID,
-    Validation,
-    check_cheat,
     check_off_target,
     plan_cells,
     reference_failures,

@@ -14,6 +14,7 @@ from importlib import metadata
 from pathlib import Path
 
 from workbench.bench.overview import SuiteLine
+from workbench.bench.report_page import html_table
 from workbench.bench.results import CellRecord
 
 INDEX = "index.html"
@@ -74,17 +75,8 @@ def model_settings(finished: Iterable[CellRecord]) -> dict[str, str]:
 
 
 def _table(header: list[str], rows: list[list[str]], numeric: Collection[int] = ()) -> str:
-    head = "".join(f"<th>{html.escape(cell)}</th>" for cell in header)
-    body = "".join(
-        "<tr>"
-        + "".join(
-            f"<td{' class=num' if i in numeric else ''}>{html.escape(c)}</td>"
-            for i, c in enumerate(row)
-        )
-        + "</tr>"
-        for row in rows
-    )
-    return f"<table>{f'<tr>{head}</tr>' if any(header) else ''}{body}</table>"
+    """A table of text cells (escaped here)."""
+    return html_table(header, [[html.escape(c) for c in row] for row in rows], numeric)
 
 
 def _facts(facts: dict[str, str]) -> str:

@@ -1,6 +1,6 @@
 """What the suites' evaluator validations share: run a grid through the bench runner, compare
-each finished cell's scores with the designed ones, print every measurement and FAIL line, and
-exit non-zero when a check failed."""
+each finished cell's scores with the designed ones (a cheat's headline with 0), print every
+measurement and FAIL line, and exit non-zero when a check failed."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from workbench.bench.earned import CHEAT_ABOUT
 from workbench.bench.results import bench_workspace
 from workbench.bench.runner import PlannedCell
 from workbench.core.context import AppContext
@@ -57,6 +58,17 @@ def compare_designed(
         result.measured.append(line)
         if abs(got - wanted) > tolerance:
             result.failures.append(f"{line}: {why}")
+
+
+def check_cheat(
+    result: Validation, cell: PlannedCell, scores: Mapping[str, float], headline: tuple[str, ...]
+) -> None:
+    """Work never done earns nothing: each headline score is 0."""
+    for name in headline:
+        line = f"{cell.key}: {name} = {scores[name]:.4f} (must be 0)"
+        result.measured.append(line)
+        if scores[name] != 0.0:
+            result.failures.append(f"{line} but {cell.model} ({CHEAT_ABOUT[cell.model]}) scored")
 
 
 def print_verdict(result: Validation, where: str) -> int:

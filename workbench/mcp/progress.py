@@ -10,12 +10,10 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-import threading
 from collections.abc import Awaitable, Callable
-from types import TracebackType
 
+from workbench.core.call_jobs import ToolCallJobs
 from workbench.core.events import EventBus, JobProgress, JobStarted
-from workbench.core.jobs import JobRunner
 
 # progress, total, message: what `ServerSession.report_progress` takes
 ReportProgress = Callable[[float, float | None, str | None], Awaitable[None]]
@@ -29,39 +27,21 @@ def new_marker() -> str:
     return f"mcp-call-{next(_markers)}"
 
 
-class CallJobs:
+class CallJobs(ToolCallJobs):
     """Within the block: the jobs started under `marker`, and their progress events in order."""
 
     def __init__(self, bus: EventBus, marker: str) -> None:
-        self._bus = bus
+        super().__init__(bus)
         self.marker = marker
         self._loop = asyncio.get_running_loop()
         self._events: asyncio.Queue[JobProgress] = asyncio.Queue()
-        self._lock = threading.Lock()
-        self._started: list[str] = []
-        self._unsubscribe: list[Callable[[], None]] = []
         self._last = 0.0
 
-    def __enter__(self) -> CallJobs:
-        self._unsubscribe = [
-            self._bus.subscribe(JobStarted, self._on_started),
-            self._bus.subscribe(JobProgress, self._on_progress),
-        ]
-        return self
+    def _is_ours(self, event: JobStarted) -> bool:
+        return event.tool_call_id == self.marker
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        for unsubscribe in self._unsubscribe:
-            unsubscribe()
-
-    def _on_started(self, event: JobStarted) -> None:
-        if event.tool_call_id == self.marker:
-            with self._lock:
-                self._started.append(event.job_id)
+    def _listen(self) -> list[Callable[[], None]]:
+        return [self._bus.subscribe(JobProgress, self._on_progress)]
 
     def _on_progress(self, event: JobProgress) -> None:
         with self._lock:
@@ -83,12 +63,3 @@ class CallJobs:
             except Exception:  # the client went away: the call itself goes on
                 log.debug("progress for %s could not be sent", self.marker, exc_info=True)
                 return
-
-    def cancel(self, jobs: JobRunner) -> None:
-        """Cancel what the call started and still runs (the client cancelled the request)."""
-        with self._lock:
-            started = list(self._started)
-        for job_id in started:
-            job = jobs.get(job_id)
-            if job is not None:
-                job.cancel()  # returns at once; a finished job ignores it

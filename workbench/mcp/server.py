@@ -112,7 +112,7 @@ async def _run_with_progress(
         try:
             return await asyncio.shield(call)
         except anyio.get_cancelled_exc_class():
-            jobs.cancel(context.jobs)
+            jobs.cancel_jobs(context.jobs)
             _cancelled_calls.add(call)
             call.add_done_callback(_cancelled_calls.discard)
             raise

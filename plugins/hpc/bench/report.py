@@ -15,6 +15,7 @@ from pathlib import Path
 from statistics import fmean, pstdev
 from typing import Any
 
+from workbench.bench.report_page import harness_errors, write_page
 from workbench.bench.results import read_cells
 from workbench.core.paths import app_paths
 from workbench_plugins.hpc.bench import baselines, paper_figures, scoring
@@ -115,12 +116,7 @@ def write_report(folder: Path, cells: list[Cell] | None = None) -> Path:
         f"{html.escape(str(folder))}; every cell in results.jsonl.</p>",
         scoring_note(cells),
     ]
-    errors = [c for c in cells if c["status"] != "ok"]
-    if errors:
-        items = "".join(
-            f"<li>{html.escape(c['key'])}: {html.escape(c.get('error', ''))}</li>" for c in errors
-        )
-        parts.append(f"<h2 class='err'>Harness errors ({len(errors)})</h2><ul>{items}</ul>")
+    parts.append(harness_errors(cells))
     parts += ["<h2>Scores</h2>", scores_table(cells), "<h2>Figure 7: step completion</h2>"]
     for algorithm in ALGORITHMS:
         path = figures / f"figure7-{algorithm}.png"
@@ -148,13 +144,7 @@ def write_report(folder: Path, cells: list[Cell] | None = None) -> Path:
             paper_figures.metrics_table(cells, algorithm, computed),
             _figure_link(folder, path, f"fig{number}"),
         ]
-    page = (
-        "<!doctype html><html><head><meta charset='utf-8'><title>HPC benchmark</title>"
-        f"<style>{CSS}</style></head><body>{''.join(parts)}</body></html>"
-    )
-    path = folder / HTML_FILE
-    path.write_text(page, encoding="utf-8")
-    return path
+    return write_page(folder / HTML_FILE, "HPC benchmark", CSS, parts)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,11 +14,12 @@ import argparse
 from collections.abc import Mapping
 from pathlib import Path
 
-from workbench.bench.earned import CHEAT_ABOUT, CHEATS
+from workbench.bench.earned import CHEATS
 from workbench.bench.results import read_cells
 from workbench.bench.runner import PlannedCell, run_bench
 from workbench.bench.validation import (
     Validation,
+    check_cheat,
     compare_designed,
     finished_cells,
     in_bench_workspace,
@@ -75,17 +76,6 @@ def validate(context: AppContext, out: Path, suite: HpcSuite) -> Validation:
                 + "; ".join(details.get("unbound", ["no evaluation recorded"]))
             )
     return result
-
-
-def check_cheat(
-    result: Validation, cell: PlannedCell, scores: Mapping[str, float], headline: tuple[str, ...]
-) -> None:
-    """Work never done earns nothing: each headline score is 0."""
-    for name in headline:
-        line = f"{cell.key}: {name} = {scores[name]:.4f} (must be 0)"
-        result.measured.append(line)
-        if scores[name] != 0.0:
-            result.failures.append(f"{line} but {cell.model} ({CHEAT_ABOUT[cell.model]}) scored")
 
 
 def main(argv: list[str] | None = None) -> int:

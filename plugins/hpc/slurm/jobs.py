@@ -229,7 +229,7 @@ class TrackedJob:
 def _duration(seconds: int) -> str:
     """42 s, 3 min 5 s, 2 h 4 min, 3 d 2 h."""
     units = (("d", 86400), ("h", 3600), ("min", 60), ("s", 1))
-    parts = []
+    parts: list[str] = []
     for name, size in units:
         if seconds >= size or (name == "s" and not parts):
             parts.append(f"{seconds // size} {name}")

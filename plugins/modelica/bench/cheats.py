@@ -118,15 +118,4 @@ def play_cheat(
         outcome = run.finish()
     finally:
         harness.forget_run(run.id)
-    return Played(
-        status=outcome.status,
-        reason=outcome.reason,
-        run_id=run.id,
-        candidate_id=outcome.candidate_id,
-        override=outcome.override,
-        turns=outcome.turns,
-        wall_s=outcome.wall_time_s,
-        calls=played.calls,
-        notes=notes,
-        answer=played.answer,
-    )
+    return Played.of_run(outcome, played.calls, notes, played.answer)

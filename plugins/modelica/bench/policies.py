@@ -68,6 +68,26 @@ class Played:
     notes: list[str] = field(default_factory=list)
     answer: str = ""  # the run's final message: kept to read, never scored
 
+    @classmethod
+    def of_run(
+        cls, outcome: harness.Outcome, calls: list[ToolCall], notes: list[str], answer: str = ""
+    ) -> Played:
+        """What a direct policy's or a cheat's harness run did, from how it finished."""
+        return cls(
+            status=outcome.status,
+            reason=outcome.reason,
+            run_id=outcome.run_id,
+            candidate_id=outcome.candidate_id,
+            override=outcome.override,
+            turns=outcome.turns,
+            simulations=outcome.simulations,
+            wall_s=outcome.wall_time_s,
+            tokens=dict(outcome.tokens),
+            calls=calls,
+            notes=notes,
+            answer=answer,
+        )
+
 
 @dataclass(frozen=True)
 class Check:
@@ -192,19 +212,7 @@ def play_direct(
         outcome = run.finish()
     finally:
         harness.forget_run(run.id)
-    return Played(
-        status=outcome.status,
-        reason=outcome.reason,
-        run_id=run.id,
-        candidate_id=outcome.candidate_id,
-        override=outcome.override,
-        turns=outcome.turns,
-        simulations=outcome.simulations,
-        wall_s=outcome.wall_time_s,
-        tokens=dict(outcome.tokens),
-        calls=player.calls,
-        notes=notes,
-    )
+    return Played.of_run(outcome, player.calls, notes)
 
 
 def work_on(

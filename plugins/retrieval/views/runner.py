@@ -1,6 +1,6 @@
 """Index work off the GUI thread: each job runs on a worker, its result (or error) comes back to
-the GUI thread through the app's bridge (workbench.ui.bridge). Two workers: adding files (long) must not hold up a
-search or the list.
+the GUI thread through the app's bridge (workbench.ui.bridge). Two workers: adding files (long)
+must not hold up a search or the list.
 
 The workers are daemon threads: a job under way when the window closes (a first search loading
 the model for tens of seconds, a file being indexed) never keeps the process alive; `stop` drops

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from workbench.bench.report_page import harness_errors, write_page
 from workbench.bench.results import cell_folder, read_cells
 from workbench_plugins.topopt.bench import global_metrics, paper_tables, scoring, tasks
 
@@ -365,12 +366,7 @@ def write_report(folder: Path) -> Path:
         preset_note(cells),
         scoring_note(cells),
     ]
-    errors = [c for c in cells if c["status"] != "ok"]
-    if errors:
-        items = "".join(
-            f"<li>{html.escape(c['key'])}: {html.escape(c.get('error', ''))}</li>" for c in errors
-        )
-        parts.append(f"<h2 class='err'>Harness errors ({len(errors)})</h2><ul>{items}</ul>")
+    parts.append(harness_errors(cells))
     for problem, group in sorted(by_problem.items()):
         parts += [
             f"<h2>{problem}: task completion and combined score (mean &plusmn; std)</h2>",
@@ -396,13 +392,7 @@ def write_report(folder: Path) -> Path:
     if cells:
         parts += ["<h2>Tokens and latency per model</h2>", tokens_latency(cells)]
         parts += ["<h2>Design comparisons</h2>", comparisons(folder, cells)]
-    page = (
-        "<!doctype html><html><head><meta charset='utf-8'><title>Workflow benchmark</title>"
-        f"<style>{CSS}</style></head><body>{''.join(parts)}</body></html>"
-    )
-    path = folder / HTML_FILE
-    path.write_text(page, encoding="utf-8")
-    return path
+    return write_page(folder / HTML_FILE, "Workflow benchmark", CSS, parts)
 
 
 def main(argv: list[str] | None = None) -> int:

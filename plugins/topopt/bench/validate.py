@@ -18,9 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.bench.earned import CHEAT_ABOUT, CHEATS
+from workbench.bench.earned import CHEATS
 from workbench.bench.runner import PlannedCell, run_bench
-from workbench.bench.validation import Validation, finished_cells, in_bench_workspace, print_verdict
+from workbench.bench.validation import (
+    Validation,
+    check_cheat,
+    finished_cells,
+    in_bench_workspace,
+    print_verdict,
+)
 from workbench.core.context import AppContext
 from workbench_plugins.topopt.bench import report, tasks
 from workbench_plugins.topopt.bench.policies import OFF_TARGET
@@ -81,17 +87,6 @@ def validate(context: AppContext, out: Path, grid: Grid = CI_GRID) -> Validation
 def unbound_failures(key: str, details: dict[str, Any]) -> list[str]:
     """The reference's STL files must still be the ones its exports wrote."""
     return [f"{key}: the reference's binding broke: {line}" for line in details.get("unbound", [])]
-
-
-def check_cheat(
-    result: Validation, cell: PlannedCell, scores: dict[str, float], headline: tuple[str, ...]
-) -> None:
-    """Work never done earns nothing: each headline score is 0."""
-    for name in headline:
-        line = f"{cell.key}: {name} = {scores[name]:.4f} (must be 0)"
-        result.measured.append(line)
-        if scores[name] != 0.0:
-            result.failures.append(f"{line} but {cell.model} ({CHEAT_ABOUT[cell.model]}) scored")
 
 
 def reference_failures(key: str, problem: str, scores: dict[str, float]) -> list[str]:

@@ -22,13 +22,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar, Token
 from dataclasses import replace
-from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, ToolCall, ToolMessage
 from langchain_core.runnables import RunnableConfig
@@ -53,9 +51,9 @@ from workbench.agents.toolbridge import (
     record_refusal,
     run_tool,
 )
+from workbench.core.call_jobs import ToolCallJobs
 from workbench.core.context import AppContext
 from workbench.core.events import CURRENT_TOOL_CALL, EventBus, JobCancelRequested, JobStarted
-from workbench.core.jobs import JobRunner
 from workbench.core.tools import ToolError
 
 
@@ -337,46 +335,34 @@ def failing_streak(work: Sequence[BaseMessage]) -> tuple[str, int, str]:
 _WATCH: ContextVar[JobWatch | None] = ContextVar("workbench_tool_call_jobs", default=None)
 
 
-class JobWatch:
+class JobWatch(ToolCallJobs):
     """Within the block: the jobs this tool call starts, and the ones a person cancelled."""
 
     def __init__(self, bus: EventBus, tool_call_id: str = "") -> None:
-        self._bus = bus
+        super().__init__(bus)
         self.tool_call_id = tool_call_id
         self._call_token: Token[str] | None = None
-        self._lock = threading.Lock()
-        self._started: list[str] = []
         self._cancelled_by_person: set[str] = set()
         self._token: Token[JobWatch | None] | None = None
-        self._unsubscribe: list[Callable[[], None]] = []
 
-    def __enter__(self) -> JobWatch:
+    def __enter__(self) -> Self:
         self._token = _WATCH.set(self)
         self._call_token = CURRENT_TOOL_CALL.set(self.tool_call_id)
-        self._unsubscribe = [
-            self._bus.subscribe(JobStarted, self._on_started),
-            self._bus.subscribe(JobCancelRequested, self._on_cancel_requested),
-        ]
-        return self
+        return super().__enter__()
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        for unsubscribe in self._unsubscribe:
-            unsubscribe()
+    def __exit__(self, *exc: Any) -> None:
+        super().__exit__(*exc)  # the reverse of __enter__: unsubscribe, then unmark the call
         if self._call_token is not None:
             CURRENT_TOOL_CALL.reset(self._call_token)
         if self._token is not None:
             _WATCH.reset(self._token)
 
-    def _on_started(self, event: JobStarted) -> None:
+    def _is_ours(self, event: JobStarted) -> bool:
         # delivered in the publishing thread: its context tells whose call submitted the job
-        if _WATCH.get() is self:
-            with self._lock:
-                self._started.append(event.job_id)
+        return _WATCH.get() is self
+
+    def _listen(self) -> list[Callable[[], None]]:
+        return [self._bus.subscribe(JobCancelRequested, self._on_cancel_requested)]
 
     def _on_cancel_requested(self, event: JobCancelRequested) -> None:
         with self._lock:
@@ -384,22 +370,10 @@ class JobWatch:
                 self._cancelled_by_person.add(event.job_id)
 
     @property
-    def started(self) -> list[str]:
-        with self._lock:
-            return list(self._started)
-
-    @property
     def cancelled_by_person(self) -> bool:
         """A person pressed Cancel on one of this call's jobs."""
         with self._lock:
             return bool(self._cancelled_by_person)
-
-    def cancel_jobs(self, jobs: JobRunner) -> None:
-        """Cancel what this call started and still runs (the run itself was stopped)."""
-        for job_id in self.started:
-            job = jobs.get(job_id)
-            if job is not None:
-                job.cancel()  # returns at once; a finished job ignores it
 
 
 def user_cancelled_text(tool: str) -> str:

@@ -20,6 +20,7 @@ from statistics import fmean, pstdev
 from matplotlib.figure import Figure
 
 from workbench.bench.report_command import rewrite_report
+from workbench.bench.report_page import html_table
 from workbench.bench.results import CellRecord
 from workbench_plugins.retrieval.bench.rag.prompts import CONDITION_ABOUT, CONDITIONS, PROMPTS
 from workbench_plugins.retrieval.bench.rag.scoring import WEIGHTS, contributions
@@ -133,17 +134,7 @@ def fig6(cells: list[CellRecord], condition: str) -> Figure:
 
 # -- tables ----------------------------------------------------------------------------------
 def _table(table_id: str, header: list[str], rows: list[list[str]], first_numeric: int) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join(
-        "<tr>"
-        + "".join(
-            f"<td{' class=num' if i >= first_numeric else ''}>{cell}</td>"
-            for i, cell in enumerate(row)
-        )
-        + "</tr>"
-        for row in rows
-    )
-    return f'<table id="{table_id}"><tr>{head}</tr>{body}</table>'
+    return html_table(header, rows, range(first_numeric, len(header)), table_id)
 
 
 def weights_table() -> str:
