@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QObject, Qt, QTimer
 
@@ -82,8 +83,8 @@ class Heartbeat(QObject):
         self._timer.setInterval(TICK_MS)
         self._timer.timeout.connect(self._tick)
         self.ticks = 0
-        self.stalls: dict[str, str] = {}  # step: the threads' stacks during its longest stall
-        self._stall_lengths: dict[str, float] = {}
+        # step: {the late tick's time: [how late, the threads' stacks when it became late]}
+        self._episodes: dict[str, dict[float, list[Any]]] = {}
         self._tick_at = time.perf_counter()
         self._gui_thread = threading.get_ident()
         self._gui_native = threading.get_native_id()
@@ -110,12 +111,26 @@ class Heartbeat(QObject):
     def _watch(self) -> None:
         while self._watching.is_set():
             time.sleep(0.02)
-            late = time.perf_counter() - self._tick_at
+            tick_at = self._tick_at
+            late = time.perf_counter() - tick_at
             if self._watching.is_set() and late > WATCH_AFTER_S:
-                step = self.step
-                if late > self._stall_lengths.get(step, 0.0):
-                    self._stall_lengths[step] = late
-                    self.stalls[step] = _stacks(self._gui_thread, late)
+                episodes = self._episodes.setdefault(self.step, {})
+                if tick_at in episodes:
+                    episodes[tick_at][0] = late  # the same stall, longer
+                else:  # where the GUI thread was when it became late
+                    episodes[tick_at] = [late, _stacks(self._gui_thread)]
+
+    @property
+    def stalls(self) -> dict[str, str]:
+        """Per step, where every thread was in its three longest stalls (longest first): a
+        loaded machine's stall may outlast the window's own, so one is not enough."""
+        return {
+            step: "\n".join(
+                f"{late * 1000:.0f} ms without a tick:\n{stacks}"
+                for late, stacks in sorted(episodes.values(), key=lambda e: -e[0])[:3]
+            )
+            for step, episodes in self._episodes.items()
+        }
 
     @contextmanager
     def paused(self) -> Iterator[None]:
@@ -146,11 +161,11 @@ class Heartbeat(QObject):
         return [gap for gap in self.gaps if gap.frozen_s > limit_s]
 
 
-def _stacks(gui_thread: int, late: float) -> str:
+def _stacks(gui_thread: int) -> str:
     """Every thread's innermost frames, the GUI thread's first."""
     names = {thread.ident: thread.name for thread in threading.enumerate()}
     frames = sys._current_frames()
-    lines = [f"{late * 1000:.0f} ms without a tick:"]
+    lines = []
     for ident in sorted(frames, key=lambda i: i != gui_thread):
         if ident == threading.get_ident():
             continue

@@ -51,6 +51,7 @@ class HostServer:
         self._server: LocalServer | None = None
         self._subscribers: set[asyncio.Queue[dict[str, Any] | None]] = set()
         self._connections: set[asyncio.Task[Any]] = set()
+        self._stopping = False
 
     # -- one per user -------------------------------------------------------------------------
     def claim(self) -> None:
@@ -71,6 +72,7 @@ class HostServer:
         log.info("printer host listening on %s", self.socket)
 
     async def stop(self) -> None:
+        self._stopping = True  # a connection accepted just before, not yet running, ends at once
         if self._server is not None:
             self._server.close()
             self._server = None
@@ -105,7 +107,8 @@ class HostServer:
         if task is not None:
             self._connections.add(task)
         try:
-            await self._converse(reader, writer)
+            if not self._stopping:  # else a subscriber would wait for events forever
+                await self._converse(reader, writer)
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
             pass  # the client went away; what it asked for goes on
         except ValueError as error:  # a line over the limit
