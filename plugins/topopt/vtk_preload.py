@@ -13,6 +13,7 @@ MODULES = (
     "vtkmodules.vtkRenderingCore",
     "vtkmodules.vtkRenderingUI",
     "vtkmodules.vtkRenderingOpenGL2",
+    "vtkmodules.vtkRenderingLOD",  # the big mesh's level-of-detail actor (stl_view)
 )
 
 
