@@ -66,6 +66,19 @@ def memory_keyring() -> Iterator[MemoryKeyring]:
     keyring.set_keyring(previous)
 
 
+@pytest.fixture(autouse=True)
+def forget_modelica_runs() -> Iterator[None]:
+    """The Modelica harness keeps the process's task runs: one a test started and left running
+    would be the next test's "active run" in this worker (its workspace, its closed ledger)."""
+    harness = sys.modules.get("workbench_plugins.modelica.harness")
+    before = harness.run_ids() if harness is not None else set()
+    yield
+    harness = sys.modules.get("workbench_plugins.modelica.harness")
+    if harness is not None:
+        for run_id in harness.run_ids() - before:
+            harness.forget_run(run_id)
+
+
 @pytest.fixture
 def sample_plugins(monkeypatch: pytest.MonkeyPatch) -> Path:
     """Install the test plugins (one good, one broken) through real entry points."""

@@ -417,6 +417,12 @@ def forget_run(run_id: str) -> None:
         _RUNS.pop(run_id, None)
 
 
+def run_ids() -> set[str]:
+    """The runs this process knows, by id."""
+    with _RUNS_LOCK:
+        return set(_RUNS)
+
+
 def find_run(run_id: str | None, caller: str | None = None) -> Run | None:
     """The named run; with no name, the single running one (None when there is none).
 
