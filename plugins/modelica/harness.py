@@ -418,7 +418,6 @@ def forget_run(run_id: str) -> None:
 
 
 def run_ids() -> set[str]:
-    """The runs this process knows, by id."""
     with _RUNS_LOCK:
         return set(_RUNS)
 
