@@ -25,7 +25,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QObject, Qt, QTimer
 
@@ -83,8 +82,8 @@ class Heartbeat(QObject):
         self._timer.setInterval(TICK_MS)
         self._timer.timeout.connect(self._tick)
         self.ticks = 0
-        # step: {the late tick's time: [how late, the threads' stacks when it became late]}
-        self._episodes: dict[str, dict[float, list[Any]]] = {}
+        # step: {the late tick's time: (how late, the threads' stacks when it became late)}
+        self._episodes: dict[str, dict[float, tuple[float, str]]] = {}
         self._tick_at = time.perf_counter()
         self._gui_thread = threading.get_ident()
         self._gui_native = threading.get_native_id()
@@ -115,10 +114,9 @@ class Heartbeat(QObject):
             late = time.perf_counter() - tick_at
             if self._watching.is_set() and late > WATCH_AFTER_S:
                 episodes = self._episodes.setdefault(self.step, {})
-                if tick_at in episodes:
-                    episodes[tick_at][0] = late  # the same stall, longer
-                else:  # where the GUI thread was when it became late
-                    episodes[tick_at] = [late, _stacks(self._gui_thread)]
+                # the same stall grows; its stacks stay those of when the GUI thread became late
+                stacks = episodes[tick_at][1] if tick_at in episodes else _stacks(self._gui_thread)
+                episodes[tick_at] = (late, stacks)
 
     @property
     def stalls(self) -> dict[str, str]:

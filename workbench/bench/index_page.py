@@ -14,7 +14,7 @@ from importlib import metadata
 from pathlib import Path
 
 from workbench.bench.overview import SuiteLine
-from workbench.bench.report_page import html_table
+from workbench.bench.report_page import html_table, write_page
 from workbench.bench.results import CellRecord
 
 INDEX = "index.html"
@@ -116,18 +116,14 @@ def write_index(out: Path, finished: list[CellRecord], lines: list[SuiteLine]) -
         _suite_section(out, suite, [line for line in lines if line.suite == suite])
         for suite in sorted({line.suite for line in lines})
     )
-    page = (
-        f"<!doctype html><html><head><meta charset='utf-8'><title>Benchmark run</title>"
-        f"<style>{STYLE}</style></head><body><h1>Benchmark run</h1>"
-        f"<p class='note'>Means over the cells that ran to a score; every mean is in "
-        f"summary.json, every cell in results.jsonl.</p>"
-        f"<h2>Run</h2>{_facts(run)}"
-        f"<h2>Models</h2>{_table(['model', 'settings'], [[m, s] for m, s in models.items()])}"
-        f"{sections}"
-        f"<h2>Software</h2>{_facts(software_versions())}"
-        f"<h2>Machine</h2>{_facts(machine())}"
-        "</body></html>"
-    )
-    path = out / INDEX
-    path.write_text(page, encoding="utf-8")
-    return path
+    parts = [
+        "<h1>Benchmark run</h1>",
+        "<p class='note'>Means over the cells that ran to a score; every mean is in "
+        "summary.json, every cell in results.jsonl.</p>",
+        f"<h2>Run</h2>{_facts(run)}",
+        f"<h2>Models</h2>{_table(['model', 'settings'], [[m, s] for m, s in models.items()])}",
+        sections,
+        f"<h2>Software</h2>{_facts(software_versions())}",
+        f"<h2>Machine</h2>{_facts(machine())}",
+    ]
+    return write_page(out / INDEX, "Benchmark run", STYLE, parts)

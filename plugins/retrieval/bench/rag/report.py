@@ -20,7 +20,7 @@ from statistics import fmean, pstdev
 from matplotlib.figure import Figure
 
 from workbench.bench.report_command import rewrite_report
-from workbench.bench.report_page import html_table
+from workbench.bench.report_page import html_table, write_page
 from workbench.bench.results import CellRecord
 from workbench_plugins.retrieval.bench.rag.prompts import CONDITION_ABOUT, CONDITIONS, PROMPTS
 from workbench_plugins.retrieval.bench.rag.scoring import WEIGHTS, contributions
@@ -227,26 +227,22 @@ def write_report(folder: Path, cells: list[CellRecord]) -> Path:
             f"<figcaption>{html.escape(alt)}; mean over runs "
             f'(<a href="{name}">{name}</a>).</figcaption></figure>'
         )
-    page = (
-        "<!doctype html><html><head><meta charset='utf-8'><title>rag-beams2d</title>"
-        f"<style>{STYLE}</style></head><body><h1>rag-beams2d: RAG benchmark (EngiAI Fig 6)</h1>"
+    parts = [
+        "<h1>rag-beams2d: RAG benchmark (EngiAI Fig 6)</h1>",
         "<p class='note'>Gated scoring (EngiAI A.2): a parameter's accuracy counts only when a "
         "search_documents call succeeded before the optimize_design call it was read from; "
         "only calls that succeeded are read, and each score is bound to the design its "
-        "optimisation stored (a broken binding scores 0). Every cell is in results.jsonl.</p>"
-        f"<h2>Scoring weights (Table 4)</h2>{weights_table()}"
-        "<h2>Fig 6: weighted RAG score contributions by prompt and model</h2>"
-        + ("".join(figures) or "<p>No cell ran to a score.</p>")
-        + "<h2>Contributions per condition, prompt and model</h2>"
-        + contributions_table(ok)
-        + "<h2>Mean score per model and condition</h2>"
-        + conditions_table(ok)
-        + errors_note(cells)
-        + "</body></html>"
-    )
-    path = folder / REPORT_FILE
-    path.write_text(page, encoding="utf-8")
-    return path
+        "optimisation stored (a broken binding scores 0). Every cell is in results.jsonl.</p>",
+        f"<h2>Scoring weights (Table 4)</h2>{weights_table()}",
+        "<h2>Fig 6: weighted RAG score contributions by prompt and model</h2>",
+        "".join(figures) or "<p>No cell ran to a score.</p>",
+        "<h2>Contributions per condition, prompt and model</h2>",
+        contributions_table(ok),
+        "<h2>Mean score per model and condition</h2>",
+        conditions_table(ok),
+        errors_note(cells),
+    ]
+    return write_page(folder / REPORT_FILE, "rag-beams2d", STYLE, parts)
 
 
 def main(argv: list[str] | None = None) -> int:
