@@ -28,6 +28,9 @@ from tests.rigs.sharing import (  # noqa: E402, F401
     pytest_collection_modifyitems,
 )
 from tests.support.memory_keyring import MemoryKeyring  # noqa: E402
+from workbench.ui.qt_loading import load_qt  # noqa: E402
+
+load_qt()  # as the app loads Qt: without PySide6's scan of every later import
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)  # outermost: after pytest-qt's own teardown

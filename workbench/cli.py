@@ -206,7 +206,10 @@ def main(argv: list[str] | None = None) -> int:
     if not asks_help and not chosen:
         if "--headless" in argv:
             parser.error("--headless needs a command: " + ", ".join(names))
-        from workbench.ui.app import run_gui  # the only place the CLI reaches Qt
+        from workbench.ui.qt_loading import load_qt  # the only place the CLI reaches Qt
+
+        load_qt()  # before the window's modules are imported
+        from workbench.ui.app import run_gui
 
         return run_gui(argv)
     args = _parse(parser, argv)

@@ -29,6 +29,7 @@ plugin = Plugin(
             "Grading",
             "workbench_plugins.judging.views:grading_view",
             shows=("grade_solution",),
+            warm_up="workbench_plugins.judging.grading_preload:preload",  # off the GUI thread
         ),
     ),
     suites="workbench_plugins.judging.bench:suites",

@@ -32,6 +32,7 @@ plugin = Plugin(
             "workbench_plugins.topopt.views:stl_view",
             shows=("convert_design_to_stl",),
             warm_up="workbench_plugins.topopt.vtk_preload:preload",  # VTK off the GUI thread
+            gui_imports=("qtpy.QtCore", "qtpy.QtGui", "qtpy.QtWidgets", "pyvistaqt"),
         ),
     ),
 )

@@ -14,6 +14,10 @@ MODULES = (
     "vtkmodules.vtkRenderingUI",
     "vtkmodules.vtkRenderingOpenGL2",
     "vtkmodules.vtkRenderingLOD",  # the big mesh's level-of-detail actor (stl_view)
+    # what pyvista loads on first use while making the view's interactor (its chart styles)
+    "vtkmodules.vtkInteractionWidgets",
+    "vtkmodules.vtkViewsContext2D",
+    "vtkmodules.vtkViewsCore",
 )
 
 

@@ -167,7 +167,7 @@ def _stacks(gui_thread: int) -> str:
     for ident in sorted(frames, key=lambda i: i != gui_thread):
         if ident == threading.get_ident():
             continue
-        stack = traceback.extract_stack(frames[ident])[-6:]
+        stack = traceback.extract_stack(frames[ident])[-12:]
         where = " <- ".join(f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(stack))
         lines.append(f"  [{names.get(ident, ident)}] {where}")
     return "\n".join(lines)

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import shiboken6
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QInputDialog, QLineEdit, QPushButton, QTabBar
 from pytestqt.qtbot import QtBot
 
@@ -40,24 +40,20 @@ from workbench.ui.chat.cards import ToolCard
 from workbench.ui.chat.input_line import ChatInput
 from workbench.ui.chat.panel import ChatPanel
 from workbench.ui.dock_fitting import CHAT_MIN_WIDTH
+from workbench.ui.gui_collection import GuiCollection
 from workbench.ui.main_window import MainWindow
 from workbench.ui.view_docks import ViewDock
 
 MAX_GAP_S = 0.100
-# Known and measured, not yet removed (issue 29 stays open on them): first imports. A compiled
-# library imported on a worker thread holds Python's lock for a while (VTK at the first STL view,
-# trimesh at the first export, the MCP server's libraries at its first start: 110-340 ms on a
-# loaded 2-core machine), and a view's own module (Qt classes, pyqtgraph) is imported on the GUI
-# thread, since Qt bindings imported off it crashed the interpreter (each view at its first
-# opening: up to 550 ms under Xvfb). Also the first send: the density view's first paint of its
-# objective curve under X11 (pyqtgraph's axes laying out their text: 88 ms of the GUI thread's
-# CPU, a 136 ms gap on a loaded 2-core machine, 1920x1080). These steps are held to this bound;
-# every other to MAX_GAP_S.
-FIRST_IMPORT_STEPS = {
-    "start", "density view", "first send", "export", "STL view", "Trajectories view",
-    "Grading view", "MCP start",
-}  # fmt: skip
-FIRST_IMPORT_MAX_GAP_S = 0.750
+# Under a real X server (test_walkthrough_desk_xvfb.py) two first-time costs stay on the GUI
+# thread, where Qt must do them, and have their own bounds there (issue 29 says so):
+# - the STL view's first opening makes the window's first OpenGL context: on software GL (Mesa's
+#   llvmpipe, as on CI) about 90 ms of Qt's set-up and 80 ms of VTK's, measured at a plain
+#   QOpenGLWidget's first show and then a pyvistaqt QtInteractor's;
+# - the first send brings the density view's first full paint through X11 (its field, colour
+#   bar and curve with their axes): 60-90 ms of the GUI thread's CPU.
+# Offscreen, as CI runs this file directly, every step has MAX_GAP_S.
+X11_FIRST_TIME_MAX_GAP_S = {"STL view": 0.400, "first send": 0.250}
 RUN_TIMEOUT_MS = 180_000  # a spawned worker imports EngiBench first; the machine may be busy
 STEP_TIMEOUT_MS = 60_000
 SIZES = [(1024, 700), (1920, 1080)]
@@ -174,6 +170,7 @@ def start_desk(
     windows: list[MainWindow] = []
     switch_interval = sys.getswitchinterval()
     share_the_interpreter_with_the_gui()  # as run_gui does
+    collection = GuiCollection()  # as run_gui does
 
     def start(size: tuple[int, int]) -> Desk:
         window = MainWindow(desk_context)  # as workbench.ui.app.open_main_window does
@@ -188,6 +185,7 @@ def start_desk(
         return desk
 
     yield start
+    collection.stop()
     sys.setswitchinterval(switch_interval)
     qtbot.waitUntil(lambda: running_tasks() == 0, timeout=RUN_TIMEOUT_MS)
     for window in windows:
@@ -215,13 +213,16 @@ def test_the_desk_walkthrough_never_freezes_the_window(
 
     assert len(desk.shots) == 9 and all(shot.stat().st_size > 0 for shot in desk.shots)
     assert desk.heartbeat.ticks > 100
+    allowed = X11_FIRST_TIME_MAX_GAP_S if QGuiApplication.platformName() == "xcb" else {}
     freezes = [
         gap
         for gap in desk.heartbeat.over(MAX_GAP_S)
-        if gap.step not in FIRST_IMPORT_STEPS or gap.frozen_s > FIRST_IMPORT_MAX_GAP_S
+        if gap.frozen_s > allowed.get(gap.step, MAX_GAP_S)
     ]
     longest = "\n".join(str(gap) for gap in desk.heartbeat.longest())
-    where = "\n".join(desk.heartbeat.stalls.get(gap.step, "") for gap in freezes[:3])
+    worst_first = sorted(freezes, key=lambda gap: -gap.frozen_s)
+    steps = dict.fromkeys(gap.step for gap in worst_first)  # each step once
+    where = "\n".join(f"{step}:\n{desk.heartbeat.stalls.get(step, '')}" for step in steps)
     assert not freezes, (
         f"the GUI thread stalled over {MAX_GAP_S * 1000:.0f} ms:\n{longest}\nwhere:\n{where}"
     )
@@ -309,6 +310,7 @@ def export_and_see_the_stl(desk: Desk) -> None:
     dock = desk.view_from_card(desk.card("convert_design_to_stl"), "topopt.stl")
     view = dock.view
     desk.qtbot.waitUntil(lambda: getattr(view, "loaded", None) is not None, timeout=RUN_TIMEOUT_MS)
+    assert view.stills.painter is None  # a small mesh: no offscreen GL window (it holds the GIL)
     desk.screenshot("stl-view")
 
 

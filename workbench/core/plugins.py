@@ -52,13 +52,18 @@ class ViewSpec:
     arguments, on a worker thread before the factory runs on the GUI thread: what the view would
     otherwise import or load inside its constructor (VTK, matplotlib), so opening it never
     freezes the window. A warm-up must not import Qt bindings (PySide6, pyvistaqt): those load
-    on the GUI thread only, as does the factory's own module."""
+    on the GUI thread only, as does the factory's own module.
+
+    `gui_imports` are such Qt-side modules (pyvistaqt, qtpy), imported after the warm-up on the
+    GUI thread one per turn of its event loop, so that the window paints between them: qtpy's
+    Qt modules take 50-75 ms each there, and in one turn they froze the window for 200 ms."""
 
     name: str
     title: str
     factory: str
     shows: tuple[str, ...] = ()
     warm_up: str = ""
+    gui_imports: tuple[str, ...] = ()
 
 
 class ViewRequested(Event):

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QDockWidget, QLabel, QWidget
 
 from workbench.core.context import AppContext
@@ -45,7 +45,7 @@ def _prepare(spec: ViewSpec) -> None:
 
 def _prepared(spec: ViewSpec) -> bool:
     """Nothing left to import: the view can be built at once."""
-    modules = [spec.factory.partition(":")[0]]
+    modules = [spec.factory.partition(":")[0], *spec.gui_imports]
     if spec.warm_up:
         modules.append(spec.warm_up.partition(":")[0])
     return all(name in sys.modules for name in modules) and not spec.warm_up.count(":")
@@ -101,6 +101,9 @@ class ViewDock(QDockWidget):
     async def _prepare_then_make(self) -> None:
         try:
             await asyncio.to_thread(_prepare, self.spec)
+            for name in self.spec.gui_imports:
+                importlib.import_module(name)
+                await asyncio.sleep(0)  # the window's events run between two imports
             module = importlib.import_module(self.spec.factory.partition(":")[0])
         except Exception as error:  # a missing or broken module: the window says so
             log.exception("view %s of plugin %s failed to load", self.spec.name, self.plugin.name)
@@ -128,7 +131,11 @@ class ViewDock(QDockWidget):
             self.failed.emit(f"{type(error).__name__}: {error}")
             return
         waiting = self.widget()
+        # its first paint in the next turn of the event loop, not in this one: a plot view's
+        # making and its first paint were 45 and 40 ms of the GUI thread, back to back
+        widget.setUpdatesEnabled(False)
         self.setWidget(widget)
+        QTimer.singleShot(0, widget, lambda: widget.setUpdatesEnabled(True))
         if waiting is not None:
             waiting.deleteLater()
         self.view = widget

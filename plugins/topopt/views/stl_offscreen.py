@@ -66,8 +66,8 @@ class OffscreenPainter(QObject):
         self._renderer: Any = None
         self.mesh = 0  # the current mesh's number; pictures of older meshes are dropped
         self.has_mesh = False
-        # the GL context now, before any file: making it stalled the GUI thread's X calls for
-        # ~0.1 s in the first load (measured), while Xvfb served the new context
+        # the GL context first, before the mesh is handed over (StillFrames makes the painter
+        # for the first big mesh)
         self._submit(self._open_window)
 
     def set_mesh(self, polydata: Any, colour: tuple[float, float, float], scene: Any) -> None:

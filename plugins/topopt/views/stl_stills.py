@@ -40,9 +40,10 @@ class StillFrames(QObject):
         super().__init__(plotter)
         self.plotter = plotter
         self.on_shown = on_shown
-        self.painter: OffscreenPainter | None = OffscreenPainter(self)
-        self.painter.painted.connect(self._painted)
-        self.painter.failed.connect(self._painter_failed)
+        # made for the first big mesh, not before: its offscreen GL window holds the GIL while
+        # VTK makes it (40-90 ms, 130-190 ms on a busy machine), and a small mesh never needs it
+        self.painter: OffscreenPainter | None = None
+        self._closed = False  # closed, or no offscreen GL here: the view draws meshes itself
         self.render_s = 0.0  # the worker's last frame: what the GUI thread did not draw
         self.frame: FullFrame | None = None  # the picture on screen, if any
         self.step: str | None = None  # the step being drawn, until its first picture is up
@@ -56,7 +57,7 @@ class StillFrames(QObject):
 
     @property
     def active(self) -> bool:
-        return self.painter is not None
+        return not self._closed
 
     def draw(self, step: str, polydata: Any, colour: tuple[float, float, float]) -> None:
         """Draw `polydata` offscreen from now on; `on_shown(step, …)` once its picture is up.
@@ -68,8 +69,12 @@ class StillFrames(QObject):
         # the picture on screen (the preview's, for the full mesh) stays until the new one
         self._asked = None
         self._redraw.stop()
-        if self.painter is None:
+        if self._closed:
             return
+        if self.painter is None:
+            self.painter = OffscreenPainter(self)
+            self.painter.painted.connect(self._painted)
+            self.painter.failed.connect(self._painter_failed)
         stand_in = bounds_stand_in(polydata.GetBounds())
         self.plotter.add_actor(stand_in, name=STAND_IN, reset_camera=False, render=False)
         self._coarse_visible(False)
@@ -91,6 +96,7 @@ class StillFrames(QObject):
 
     def close(self) -> None:
         self.forget()
+        self._closed = True
         if self.painter is not None:
             self.painter.close()
             self.painter = None
