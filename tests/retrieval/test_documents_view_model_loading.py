@@ -13,6 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from tests.retrieval.conftest import ok
 from tests.support.artifacts import artifact_folder
+from workbench.core import minilm
 from workbench_plugins.retrieval.config import RetrievalSettings
 from workbench_plugins.retrieval.index import embeddings
 from workbench_plugins.retrieval.sample_pdf import fact, write_fact_pdf
@@ -41,7 +42,7 @@ def test_the_first_fused_search_says_the_model_is_loading(
     write_fact_pdf(workspace / "report.pdf", 3)
     ok(app, "add_document", path=str(workspace / "report.pdf"))  # embeds: loads the model
     qtbot.waitUntil(lambda: view.search.mode.model().item(2).isEnabled(), timeout=WAIT_MS)
-    monkeypatch.setattr(embeddings, "_offline_model", None)  # as in a new session: not loaded
+    monkeypatch.setattr(minilm, "_model", None)  # as in a new session: not loaded
 
     view.search.mode.setCurrentIndex(2)  # fused
     view.search.query.setText(fact(2).split()[1])  # SPX0002

@@ -17,12 +17,12 @@ from pytestqt.qtbot import QtBot
 
 from tests.modelica.test_task_view import public_task, reply, write_task
 from workbench.agents import ScriptedChatModel
+from workbench.core import minilm
 from workbench.core.context import AppContext
 from workbench.ui.main_window import MainWindow
 from workbench_plugins.modelica.driver.background import handle_of
 from workbench_plugins.modelica.views import TaskView
 from workbench_plugins.retrieval.config import RetrievalSettings
-from workbench_plugins.retrieval.index import embeddings
 from workbench_plugins.retrieval.sample_pdf import write_fact_pdf
 from workbench_plugins.retrieval.views import DocumentsView
 
@@ -93,7 +93,7 @@ def test_closing_during_a_first_document_search_asks_and_holds_nothing(
     view.add_paths([pdf])  # embeds the passages: loads the model once
     qtbot.waitUntil(lambda: not view.adding and view.runner.running == 0, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: view.search.mode.model().item(2).isEnabled(), timeout=WAIT_MS)
-    monkeypatch.setattr(embeddings, "_offline_model", None)  # a new session: not loaded yet
+    monkeypatch.setattr(minilm, "_model", None)  # a new session: not loaded yet
     view.search.mode.setCurrentIndex(2)  # fused
     view.search.query.setText("specimen")
     view.search.submit()

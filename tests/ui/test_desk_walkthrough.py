@@ -37,6 +37,7 @@ from tests.agents.conftest import call, calls, handoff, say, write_script
 from tests.modelica.conftest import MODELS
 from tests.rigs.require import require_module, require_rig
 from tests.support.artifacts import artifact_folder
+from tests.ui.desk_script import SHORT_BEAM, in_front, optimise_export_simulate
 from workbench.agents.defaults import embedded_available
 from workbench.core.context import AppContext
 from workbench.ui.async_loop import running_tasks
@@ -49,31 +50,14 @@ from workbench_plugins.topopt.views.stl_view import StlView
 
 RUN_TIMEOUT_MS = 180_000  # a spawned worker imports EngiBench first; the machine may be busy
 CHECK_TIMEOUT_MS = 30_000
-SHORT_BEAM = {"volfrac": 0.4, "forcedist": 0.65, "rmin": 4.0, "max_iter": 3}
 LONG_BEAM = {"volfrac": 0.45, "forcedist": 0.3, "rmin": 3.0, "max_iter": 1000}
-SIMULATION = {"model": "SpringMassDamper", "stop_time": 10, "intervals": 200}
 SIZE = (1024, 700)
 
 
 def conversation(model_file: Path) -> list[dict[str, Any]]:
     """The model's side of the whole conversation, turn after turn."""
-    simulate = {**SIMULATION, "file": str(model_file)}
     return [
-        # optimise
-        handoff("topopt", "Optimise a beam."),
-        calls(call("optimize_design", {"problem_type": "beams2d", "problem_config": SHORT_BEAM})),
-        say("The beam is optimised."),
-        say("Done: the beam is optimised."),
-        # export
-        handoff("topopt", "Export the beam as STL."),
-        calls(call("convert_design_to_stl", {"problem_type": "beams2d", "npy_file_path": "last"})),
-        say("Exported."),
-        say("The beam is exported as STL."),
-        # simulate
-        handoff("modelica", "Simulate the spring-mass-damper."),
-        calls(call("simulate", simulate)),
-        say("Simulated."),
-        say("The spring-mass-damper settles."),
+        *optimise_export_simulate(model_file),
         # cancel: what follows the optimisation must never be asked for
         handoff("topopt", "Optimise a finer beam, then export it."),
         calls(call("optimize_design", {"problem_type": "beams2d", "problem_config": LONG_BEAM})),
@@ -136,12 +120,6 @@ class Walkthrough:
         self.qtbot.waitUntil(lambda: getattr(dock, "view", None) is not None, timeout=60_000)
         self.qtbot.waitUntil(lambda: in_front(dock), timeout=10_000)
         return dock
-
-
-def in_front(dock: QDockWidget) -> bool:
-    """Shown and not hidden behind another tab."""
-    widget = dock.widget()
-    return dock.isVisible() and widget is not None and not widget.visibleRegion().isEmpty()
 
 
 @pytest.fixture

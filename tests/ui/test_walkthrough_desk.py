@@ -28,11 +28,11 @@ from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QInputDialog, QLineEdit, QPushButton, QTabBar
 from pytestqt.qtbot import QtBot
 
-from tests.agents.conftest import call, calls, handoff, say, write_script
+from tests.agents.conftest import write_script
 from tests.modelica.conftest import MODELS
 from tests.rigs.require import require_module
+from tests.ui.desk_script import in_front, optimise_export_simulate
 from tests.ui.heartbeat import Heartbeat
-from tests.ui.test_desk_walkthrough import in_front
 from workbench.core.context import AppContext
 from workbench.ui.app import share_the_interpreter_with_the_gui
 from workbench.ui.async_loop import running_tasks
@@ -57,31 +57,7 @@ X11_FIRST_TIME_MAX_GAP_S = {"STL view": 0.400, "first send": 0.250}
 RUN_TIMEOUT_MS = 180_000  # a spawned worker imports EngiBench first; the machine may be busy
 STEP_TIMEOUT_MS = 60_000
 SIZES = [(1024, 700), (1920, 1080)]
-BEAM = {"volfrac": 0.4, "forcedist": 0.65, "rmin": 4.0, "max_iter": 3}
 PLUGINS = ("topopt", "modelica", "judging")
-
-
-def conversation(model_file: Path) -> list[dict[str, Any]]:
-    simulate = {
-        "model": "SpringMassDamper",
-        "stop_time": 10,
-        "intervals": 200,
-        "file": str(model_file),
-    }
-    return [
-        handoff("topopt", "Optimise a beam."),
-        calls(call("optimize_design", {"problem_type": "beams2d", "problem_config": BEAM})),
-        say("The beam is optimised."),
-        say("Done: the beam is optimised."),
-        handoff("topopt", "Export the beam as STL."),
-        calls(call("convert_design_to_stl", {"problem_type": "beams2d", "npy_file_path": "last"})),
-        say("Exported."),
-        say("The beam is exported as STL."),
-        handoff("modelica", "Simulate the spring-mass-damper."),
-        calls(call("simulate", simulate)),
-        say("Simulated."),
-        say("The spring-mass-damper settles."),
-    ]
 
 
 class Desk:
@@ -259,7 +235,7 @@ def choose_a_scripted_model(desk: Desk, folder: Path) -> None:
     qtbot, panel = desk.qtbot, desk.panel
     model_file = panel.context.store.folder / "SpringMassDamper.mo"
     shutil.copy(MODELS / "SpringMassDamper.mo", model_file)
-    spec = write_script(folder, conversation(model_file))
+    spec = write_script(folder, optimise_export_simulate(model_file))
     picker = panel.model_picker
     menu = picker.menu_
     menu.popup(picker.mapToGlobal(picker.rect().bottomLeft()))

@@ -13,6 +13,7 @@ jobs.py         worker-process jobs: progress, cancel, warm workers
 store.py        the workspace's SQLite store (WAL) and its migrations.py
 ledger/         the engineering ledger (candidates, invariants, evidence, submissions)
 plugins.py      plugin discovery through entry points;  doctor.py: `workbench --headless doctor`
+minilm.py       the offline sentence model, one copy per process (routing prior, retrieval)
 """
 
 # Load pydantic whole before anything else can: PySide6's import hook, when a plugin's views module

