@@ -21,7 +21,7 @@ measure observables, and run repair / generation / tuning tasks against the engi
   views/, events.py      trajectories, editor, the tasks view (Qt), and the events they follow
 """
 
-from workbench.core.plugins import Plugin, ViewSpec
+from workbench.core.plugins import PLOT_GUI_IMPORTS, Plugin, ViewSpec
 from workbench_plugins.modelica.config import ModelicaSettings
 from workbench_plugins.modelica.specialist import specialist
 
@@ -42,18 +42,21 @@ plugin = Plugin(
             "Trajectories",
             f"{_VIEWS}:trajectory_view",
             shows=("simulate", "evaluate_observable"),
+            gui_imports=PLOT_GUI_IMPORTS,  # pyqtgraph: its Qt types a module per turn
         ),
         ViewSpec(
             "modelica.editor",
             "Modelica editor",
             f"{_VIEWS}:editor_view",
             shows=("read_file", "write_file", "check_model"),
+            gui_imports=PLOT_GUI_IMPORTS,  # pyqtgraph: its Qt types a module per turn
         ),
         ViewSpec(
             "modelica.tasks",
             "Modelica tasks",
             f"{_VIEWS}:task_view",
             shows=("start_modelica_task",),
+            gui_imports=PLOT_GUI_IMPORTS,  # pyqtgraph: its Qt types a module per turn
         ),
     ),
     suites="workbench_plugins.modelica.bench:suites",

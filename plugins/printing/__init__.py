@@ -18,7 +18,7 @@ bench/, perf.py            the `printing` suite (streaming to the emulator) and 
 views/                     the printer panel, printer settings, the G-code preview (Qt)
 """
 
-from workbench.core.plugins import Plugin, ViewSpec
+from workbench.core.plugins import PLOT_GUI_IMPORTS, Plugin, ViewSpec
 from workbench_plugins.printing.config import PrintingSettings
 from workbench_plugins.printing.specialist import TOOLS, specialist
 
@@ -34,6 +34,7 @@ plugin = Plugin(
             title="Printer",
             factory="workbench_plugins.printing.views:printer_panel",
             shows=TOOLS,
+            gui_imports=PLOT_GUI_IMPORTS,  # pyqtgraph: its Qt types a module per turn
         ),
     ),
     suites="workbench_plugins.printing.bench:suites",

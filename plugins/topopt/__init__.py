@@ -9,7 +9,7 @@ specialist.py            the topopt specialist;  tools/: its tools;  views/: den
 bench/                   the EngiAI workflow suites;  perf.py: the engine's speed measurements
 """
 
-from workbench.core.plugins import Plugin, ViewSpec
+from workbench.core.plugins import PLOT_GUI_IMPORTS, Plugin, ViewSpec
 from workbench_plugins.topopt.specialist import specialist
 
 plugin = Plugin(
@@ -25,6 +25,7 @@ plugin = Plugin(
             "Density",
             "workbench_plugins.topopt.views:density_view",
             shows=("create_problem", "optimize_design", "simulate_design", "render_design"),
+            gui_imports=PLOT_GUI_IMPORTS,  # pyqtgraph: its Qt types a module per turn
         ),
         ViewSpec(
             "topopt.stl",

@@ -37,10 +37,12 @@ def test_broken_plugin_is_reported_and_skipped(sample_plugins) -> None:
         app.close()
 
 
-def test_view_reference_loads_lazily(sample_plugins) -> None:
-    sample = discover().plugins["sample"]
+def test_view_reference_loads_lazily(sample_plugins, monkeypatch) -> None:
     import sys
 
+    # as in a new process: an earlier test in this worker may have opened the view
+    monkeypatch.delitem(sys.modules, "wb_sample_plugin.views", raising=False)
+    sample = discover().plugins["sample"]
     assert "wb_sample_plugin.views" not in sys.modules  # discovery never imports views
     factory = load_reference(sample.views[0].factory)
     assert factory.__name__ == "CounterView"

@@ -1,6 +1,7 @@
-"""A view's `gui_imports` (Qt-side modules it needs, imported on the GUI thread) are imported one
-per turn of the event loop, before the view's own module: the window paints between two of them
-instead of freezing for their sum (pyvistaqt's qtpy modules: 50-75 ms each)."""
+"""A view's `gui_imports` (Qt-side modules it needs, imported on the GUI thread, or functions that
+prepare them: "module:function") run one per turn of the event loop, before the view's own
+module: the window paints between two of them instead of freezing for their sum (pyvistaqt's
+qtpy modules: 50-75 ms each; Qt's types for pyqtgraph: 25 ms a module)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,10 @@ def importable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[list
         (tmp_path / f"{name}.py").write_text(
             f"import {RECORD}\n{RECORD}.events.append({name!r})\n", encoding="utf-8"
         )
+    (tmp_path / "gui_import_second.py").write_text(  # a step that is a function, called once
+        f"import {RECORD}\ndef step():\n    {RECORD}.events.append('gui_import_second')\n",
+        encoding="utf-8",
+    )
     (tmp_path / "gui_import_view.py").write_text(
         f"import {RECORD}\n{RECORD}.events.append('gui_import_view')\n"
         "from PySide6.QtWidgets import QLabel\n"
@@ -51,7 +56,7 @@ def test_gui_imports_come_one_per_turn_before_the_views_module(
         "test.gui-imports",
         "GUI imports",
         "gui_import_view:make",
-        gui_imports=("gui_import_first", "gui_import_second"),
+        gui_imports=("gui_import_first", "gui_import_second:step"),
     )
     plugin = Plugin(name="test", title="Test", description="", views=(spec,))
     window = QMainWindow()

@@ -45,15 +45,13 @@ from workbench.ui.main_window import MainWindow
 from workbench.ui.view_docks import ViewDock
 
 MAX_GAP_S = 0.100
-# Under a real X server (test_walkthrough_desk_xvfb.py) two first-time costs stay on the GUI
-# thread, where Qt must do them, and have their own bounds there (issue 29 says so):
-# - the STL view's first opening makes the window's first OpenGL context: on software GL (Mesa's
-#   llvmpipe, as on CI) about 90 ms of Qt's set-up and 80 ms of VTK's, measured at a plain
-#   QOpenGLWidget's first show and then a pyvistaqt QtInteractor's;
-# - the first send brings the density view's first full paint through X11 (its field, colour
-#   bar and curve with their axes): 60-90 ms of the GUI thread's CPU.
-# Offscreen, as CI runs this file directly, every step has MAX_GAP_S.
-X11_FIRST_TIME_MAX_GAP_S = {"STL view": 0.400, "first send": 0.250}
+# Under a real X server (test_walkthrough_desk_xvfb.py) the STL view's first opening also makes
+# the process's first on-screen OpenGL context, on the GUI thread where Qt must make it, and VTK
+# sets up its OpenGL state in the same event: on software GL (Mesa's llvmpipe, as on CI) 90-120 ms
+# of the GUI thread's CPU, gaps of 150-220 ms (a plain QOpenGLWidget's first show alone: 70-90 ms).
+# That one step has its own bound there (issue 29 says so); every other step, and every step
+# offscreen, as CI runs this file directly, has MAX_GAP_S.
+X11_FIRST_TIME_MAX_GAP_S = {"STL view": 0.300}
 RUN_TIMEOUT_MS = 180_000  # a spawned worker imports EngiBench first; the machine may be busy
 STEP_TIMEOUT_MS = 60_000
 SIZES = [(1024, 700), (1920, 1080)]
@@ -145,7 +143,7 @@ def start_desk(
 ) -> Iterator[Callable[[tuple[int, int]], Desk]]:
     windows: list[MainWindow] = []
     switch_interval = sys.getswitchinterval()
-    share_the_interpreter_with_the_gui()  # as run_gui does
+    blas = share_the_interpreter_with_the_gui()  # as run_gui does
     collection = GuiCollection()  # as run_gui does
 
     def start(size: tuple[int, int]) -> Desk:
@@ -163,6 +161,7 @@ def start_desk(
     yield start
     collection.stop()
     sys.setswitchinterval(switch_interval)
+    blas.restore_original_limits()
     qtbot.waitUntil(lambda: running_tasks() == 0, timeout=RUN_TIMEOUT_MS)
     for window in windows:
         if shiboken6.isValid(window):

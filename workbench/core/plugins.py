@@ -54,9 +54,10 @@ class ViewSpec:
     freezes the window. A warm-up must not import Qt bindings (PySide6, pyvistaqt): those load
     on the GUI thread only, as does the factory's own module.
 
-    `gui_imports` are such Qt-side modules (pyvistaqt, qtpy), imported after the warm-up on the
-    GUI thread one per turn of its event loop, so that the window paints between them: qtpy's
-    Qt modules take 50-75 ms each there, and in one turn they froze the window for 200 ms."""
+    `gui_imports` ("module" or "module:function", as `warm_up`) are such Qt-side modules
+    (pyvistaqt, qtpy, pyqtgraph: `PLOT_GUI_IMPORTS`), imported after the warm-up on the GUI
+    thread one per turn of its event loop, so that the window paints between them: qtpy's Qt
+    modules take 50-75 ms each there, and in one turn they froze the window for 200 ms."""
 
     name: str
     title: str
@@ -64,6 +65,17 @@ class ViewSpec:
     shows: tuple[str, ...] = ()
     warm_up: str = ""
     gui_imports: tuple[str, ...] = ()
+
+
+# What a view drawn with pyqtgraph imports on the GUI thread, a step per turn: Qt's types made
+# module by module (workbench.ui.qt_types), then pyqtgraph, which would otherwise make them all
+# in the turn of its own import.
+PLOT_GUI_IMPORTS = (
+    "workbench.ui.qt_types:qtcore",
+    "workbench.ui.qt_types:qtgui",
+    "workbench.ui.qt_types:qtwidgets",
+    "pyqtgraph",
+)
 
 
 class ViewRequested(Event):

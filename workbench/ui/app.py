@@ -17,6 +17,7 @@ from pathlib import Path
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
+from threadpoolctl import threadpool_limits
 
 import workbench
 from workbench.core.context import AppContext
@@ -34,9 +35,18 @@ SCREENSHOT_DELAY_MS = 700  # long enough for the first paints and the ledger's f
 GUI_SWITCH_INTERVAL_S = 0.001
 
 
-def share_the_interpreter_with_the_gui() -> None:
-    """Hand the GIL to a waiting GUI thread sooner: imports and tools run on worker threads."""
+def share_the_interpreter_with_the_gui() -> threadpool_limits:
+    """Hand the GIL to a waiting GUI thread sooner: imports and tools run on worker threads.
+
+    And BLAS on one thread in this process: after each call OpenBLAS's helper threads keep
+    spinning on a CPU for a while (during the first send one took a core for ~80 ms beside the
+    optimisation's worker, and the window's paint waited for a CPU). The heavy math runs in job
+    workers, which set their own. Returns the BLAS limit, which `restore_original_limits` undoes.
+    """
+    import numpy  # noqa: F401 - the BLAS it loads is what the limit reaches
+
     sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def parse_arguments(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:

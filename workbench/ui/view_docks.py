@@ -45,7 +45,10 @@ def _prepare(spec: ViewSpec) -> None:
 
 def _prepared(spec: ViewSpec) -> bool:
     """Nothing left to import: the view can be built at once."""
-    modules = [spec.factory.partition(":")[0], *spec.gui_imports]
+    modules = [
+        spec.factory.partition(":")[0],
+        *(step.partition(":")[0] for step in spec.gui_imports),
+    ]
     if spec.warm_up:
         modules.append(spec.warm_up.partition(":")[0])
     return all(name in sys.modules for name in modules) and not spec.warm_up.count(":")
@@ -101,9 +104,9 @@ class ViewDock(QDockWidget):
     async def _prepare_then_make(self) -> None:
         try:
             await asyncio.to_thread(_prepare, self.spec)
-            for name in self.spec.gui_imports:
-                importlib.import_module(name)
-                await asyncio.sleep(0)  # the window's events run between two imports
+            for step in self.spec.gui_imports:
+                warm_up(step)
+                await asyncio.sleep(0)  # the window's events run between two steps
             module = importlib.import_module(self.spec.factory.partition(":")[0])
         except Exception as error:  # a missing or broken module: the window says so
             log.exception("view %s of plugin %s failed to load", self.spec.name, self.plugin.name)
